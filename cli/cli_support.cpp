@@ -1,0 +1,77 @@
+#include "cli_support.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "topoplan/io/topology_source.hpp"
+#include "topoplan/support/error.hpp"
+
+namespace topoplan::cli {
+
+void add_format_option(CLI::App& command, Format& format) {
+  command.add_option("--format", format, "output format: text (default) or json")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, Format>{{"text", Format::text}, {"json", Format::json}}))
+      ->option_text("text|json");
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
+    throw InputError({path, 0, 0}, fmt::format("cannot read: {}", std::strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) throw InputError({path, 0, 0}, "is a directory, not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError({path, 0, 0}, fmt::format("cannot open: {}", std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError({path, 0, 0}, "read error");
+  return text.str();
+}
+
+std::string read_input(const std::string& path) {
+  if (path == "-") {
+    std::ostringstream text;
+    text << std::cin.rdbuf();
+    return text.str();
+  }
+  std::optional<std::string> text = read_file(path);
+  if (!text) throw InputError({path, 0, 0}, "no such file");
+  return *text;
+}
+
+Topology load_topology_argument(const std::string& argument) {
+  return load_topology(argument, [](const std::string& path) { return read_file(path); });
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  std::string dir = ".";
+  if (auto slash = path.rfind('/'); slash != std::string::npos) dir = slash == 0 ? "/" : path.substr(0, slash);
+  std::string temp = fmt::format("{}/.topoplan-{}.tmp", dir, ::getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError({path, 0, 0}, fmt::format("cannot write: {}", std::strerror(errno)));
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.flush();
+    if (!out) {
+      std::remove(temp.c_str());
+      throw InputError({path, 0, 0}, "write error");
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(temp.c_str());
+    throw InputError({path, 0, 0}, fmt::format("cannot write: {}", std::strerror(err)));
+  }
+}
+
+}  // namespace topoplan::cli

@@ -1,0 +1,33 @@
+// What every command needs from the shell: reading inputs, writing outputs
+// without leaving half-written files, and the --format option.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "topoplan/model/topology.hpp"
+
+namespace topoplan::cli {
+
+enum class Format { text, json };
+
+/// Adds `--format text|json` to a command.
+void add_format_option(CLI::App& command, Format& format);
+
+/// The contents of `path`; nullopt when it does not exist; throws InputError
+/// when it exists but cannot be read (a directory, no permission).
+std::optional<std::string> read_file(const std::string& path);
+
+/// Like read_file, but a missing file is an error too; `-` reads stdin.
+std::string read_input(const std::string& path);
+
+/// Loads a TOPO argument: a built-in name or a file, with `:key=value` settings.
+Topology load_topology_argument(const std::string& argument);
+
+/// Writes `content` to `path` through a temporary file in the same directory
+/// and a rename, so a failure never leaves a half-written file behind.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace topoplan::cli

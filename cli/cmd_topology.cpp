@@ -1,0 +1,122 @@
+// topoplan topology list | show | validate
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "cli_support.hpp"
+#include "command.hpp"
+#include "topoplan/io/topology_catalog.hpp"
+#include "topoplan/model/topology_summary.hpp"
+#include "topoplan/model/topology_validation.hpp"
+#include "topoplan/support/json_writer.hpp"
+
+namespace topoplan::cli {
+
+namespace {
+
+struct TopologyOptions {
+  Format format = Format::text;
+  std::string topology;
+  std::vector<std::string> topologies;
+};
+
+int run_list(const TopologyOptions& o) {
+  std::vector<TopologyInfo> all = describe_builtin_topologies();
+  if (o.format == Format::json)
+    write_catalog_json(std::cout, all);
+  else
+    write_catalog_text(std::cout, all);
+  return kSuccess;
+}
+
+int run_show(const TopologyOptions& o) {
+  Topology topology = load_topology_argument(o.topology);
+  TopologySummary summary = summarize(topology);
+  if (o.format == Format::json)
+    write_summary_json(std::cout, summary);
+  else
+    write_summary_text(std::cout, summary);
+  return kSuccess;
+}
+
+int run_validate(const TopologyOptions& o) {
+  int status = kSuccess;
+  std::unique_ptr<JsonWriter> json;
+  if (o.format == Format::json) {
+    json = std::make_unique<JsonWriter>(std::cout);
+    json->begin_array();
+  }
+  for (const std::string& argument : o.topologies) {
+    std::vector<Diagnostic> problems;
+    bool loaded = true;
+    std::size_t accelerators = 0;
+    try {
+      Topology topology = load_topology_argument(argument);
+      accelerators = topology.accelerators().size();
+      problems = validate_topology(topology);
+    } catch (const InputError& e) {
+      problems = e.diagnostics();
+      loaded = false;
+    }
+    if (!loaded)
+      status = kInputError;
+    else if (!problems.empty() && status == kSuccess)
+      status = kNegative;
+    if (json) {
+      json->begin_object().field("topology", argument).field("loaded", loaded).field("valid", problems.empty());
+      json->key("problems").begin_array();
+      for (const Diagnostic& d : problems) {
+        json->begin_object().field("file", d.where.file).field("line", d.where.line);
+        json->field("column", d.where.column).field("message", d.message).end_object();
+      }
+      json->end_array().end_object();
+      continue;
+    }
+    if (!loaded) {
+      for (const Diagnostic& d : problems) fmt::print(std::cerr, "topoplan: error: {}\n", d.str());
+      continue;
+    }
+    for (const Diagnostic& d : problems) fmt::print(std::cout, "{}\n", d.str());
+    if (problems.empty())
+      fmt::print(std::cout, "{}: valid ({} accelerators)\n", argument, accelerators);
+    else
+      fmt::print(std::cout, "{}: {} problem{}\n", argument, problems.size(), problems.size() == 1 ? "" : "s");
+  }
+  if (json) json->end_array();
+  return status;
+}
+
+}  // namespace
+
+Action setup_topology(CLI::App& command) {
+  auto o = std::make_shared<TopologyOptions>();
+  command.require_subcommand(1);
+  command.footer(
+      "TOPO is a built-in topology, optionally with parameters (gb200-nvl72:racks=4),\n"
+      "or a topology file in the format of topoplan-topology(5).");
+
+  CLI::App* list = command.add_subcommand("list", "list the built-in topologies with their parameters");
+  add_format_option(*list, o->format);
+
+  CLI::App* show = command.add_subcommand(
+      "show", "summarise a topology: devices, levels and their domains, links, switch tiers, bisection");
+  show->add_option("TOPO", o->topology, "built-in name (with :key=value parameters) or topology file")->required();
+  add_format_option(*show, o->format);
+  show->footer("Example:\n  topoplan topology show gb200-nvl72:racks=4 --format json");
+
+  CLI::App* validate = command.add_subcommand(
+      "validate", "check topologies; exit 0 when all are valid, 1 when one has problems, 2 when one cannot be read");
+  validate->add_option("TOPO", o->topologies, "built-in names or topology files")->required();
+  add_format_option(*validate, o->format);
+
+  return [o, list, show, validate]() {
+    if (list->parsed()) return run_list(*o);
+    if (show->parsed()) return run_show(*o);
+    if (validate->parsed()) return run_validate(*o);
+    return static_cast<int>(kInputError);
+  };
+}
+
+}  // namespace topoplan::cli

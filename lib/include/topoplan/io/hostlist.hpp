@@ -1,0 +1,47 @@
+// Name lists and name patterns in the syntax the field uses: Slurm hostlists
+// (`n[001-016,019]`, `gpu-[1-3]-[01-18]`) and shell-style globs (`gpu*`).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace topoplan {
+
+/// The result of expanding a hostlist: the names, or an error message.
+struct HostlistExpansion {
+  std::vector<std::string> names;
+  std::string error;  // empty on success
+
+  bool ok() const { return error.empty(); }
+};
+
+/// Expands a Slurm-style hostlist: comma-separated items, each with any number
+/// of bracket groups of comma-separated numbers and ranges; a range keeps the
+/// zero padding of its first bound (`[01-10]` -> 01..10). Fails when the result
+/// would hold more than `limit` names.
+HostlistExpansion expand_hostlist(std::string_view list, std::size_t limit = 10'000'000);
+
+/// Compresses names into the shortest hostlist this simple scheme finds: runs
+/// of names that differ only in one trailing number become `prefix[a-b,c]`.
+/// Order is kept; expand_hostlist(compress_hostlist(x)) == x.
+std::string compress_hostlist(const std::vector<std::string>& names);
+
+/// A glob over names: `*` matches any run of characters, `?` one character, and
+/// bracket groups as in hostlists (`nic[0-3]`, `gpu[0,2]`).
+class NamePattern {
+ public:
+  /// Returns false and sets `error` when the pattern is malformed.
+  bool parse(std::string_view pattern, std::string& error);
+  bool matches(std::string_view name) const;
+  /// True when the pattern has no wildcard and names exactly one string.
+  bool is_literal() const;
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+  std::vector<std::string> alternatives_;  // bracket groups expanded
+};
+
+}  // namespace topoplan

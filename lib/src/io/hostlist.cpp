@@ -1,0 +1,256 @@
+#include "topoplan/io/hostlist.hpp"
+
+#include <charconv>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+namespace topoplan {
+
+namespace {
+
+// One bracket group: the texts of its numbers, in order.
+using Group = std::vector<std::string>;
+
+// Splits at commas that are not inside brackets.
+bool split_top_level(std::string_view list, std::vector<std::string_view>& items, std::string& error) {
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    char c = list[i];
+    if (c == '[') {
+      if (++depth > 1) {
+        error = fmt::format("nested '[' at offset {}", i + 1);
+        return false;
+      }
+    } else if (c == ']') {
+      if (--depth < 0) {
+        error = fmt::format("unmatched ']' at offset {}", i + 1);
+        return false;
+      }
+    } else if (c == ',' && depth == 0) {
+      items.push_back(list.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (depth != 0) {
+    error = "unclosed '['";
+    return false;
+  }
+  items.push_back(list.substr(start));
+  return true;
+}
+
+bool parse_number(std::string_view text, std::uint64_t& value) {
+  if (text.empty() || text.size() > 18) return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// Expands the inside of one bracket group, e.g. "001-003,7".
+bool expand_group(std::string_view body, Group& out, std::size_t limit, std::string& error) {
+  std::size_t start = 0;
+  while (start <= body.size()) {
+    std::size_t comma = body.find(',', start);
+    std::string_view entry = body.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    std::size_t dash = entry.find('-');
+    std::string_view low_text = entry.substr(0, dash);
+    std::string_view high_text = dash == std::string_view::npos ? low_text : entry.substr(dash + 1);
+    std::uint64_t low = 0;
+    std::uint64_t high = 0;
+    if (!parse_number(low_text, low) || !parse_number(high_text, high)) {
+      error = fmt::format("'[{}]': '{}' is not a number or a range like 1-8", body, entry);
+      return false;
+    }
+    if (high < low) {
+      error = fmt::format("'[{}]': range {} runs backwards", body, entry);
+      return false;
+    }
+    if (high - low >= limit || out.size() + (high - low + 1) > limit) {
+      error = fmt::format("'[{}]' names more than {} items", body, limit);
+      return false;
+    }
+    std::size_t width = low_text.size() > 1 && low_text[0] == '0' ? low_text.size() : 0;
+    for (std::uint64_t v = low; v <= high; ++v) out.push_back(fmt::format("{:0{}}", v, width));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return true;
+}
+
+// Expands one item (no top-level commas) into `out`.
+bool expand_item(std::string_view item, std::vector<std::string>& out, std::size_t limit, std::string& error) {
+  std::vector<std::string> partial{std::string()};
+  std::size_t i = 0;
+  while (i < item.size()) {
+    std::size_t open = item.find('[', i);
+    std::string_view literal = item.substr(i, open == std::string_view::npos ? std::string_view::npos : open - i);
+    if (literal.find(']') != std::string_view::npos) {
+      error = "unmatched ']'";
+      return false;
+    }
+    for (std::string& p : partial) p += literal;
+    if (open == std::string_view::npos) break;
+    std::size_t close = item.find(']', open);
+    if (close == std::string_view::npos) {
+      error = "unclosed '['";
+      return false;
+    }
+    Group group;
+    if (!expand_group(item.substr(open + 1, close - open - 1), group, limit, error)) return false;
+    if (partial.size() * group.size() > limit) {
+      error = fmt::format("the list names more than {} items", limit);
+      return false;
+    }
+    std::vector<std::string> next;
+    next.reserve(partial.size() * group.size());
+    for (const std::string& p : partial)
+      for (const std::string& g : group) next.push_back(p + g);
+    partial = std::move(next);
+    i = close + 1;
+  }
+  if (out.size() + partial.size() > limit) {
+    error = fmt::format("the list names more than {} items", limit);
+    return false;
+  }
+  for (std::string& p : partial) out.push_back(std::move(p));
+  return true;
+}
+
+}  // namespace
+
+HostlistExpansion expand_hostlist(std::string_view list, std::size_t limit) {
+  HostlistExpansion result;
+  std::vector<std::string_view> items;
+  if (!split_top_level(list, items, result.error)) return result;
+  for (std::string_view item : items) {
+    if (item.empty()) {
+      result.error = "empty name in list";
+      result.names.clear();
+      return result;
+    }
+    if (!expand_item(item, result.names, limit, result.error)) {
+      result.names.clear();
+      return result;
+    }
+  }
+  return result;
+}
+
+std::string compress_hostlist(const std::vector<std::string>& names) {
+  struct Parsed {
+    std::string_view prefix;
+    std::string_view digits;  // empty when the name has no usable trailing number
+    std::uint64_t value = 0;
+  };
+  std::vector<Parsed> parsed(names.size());
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    std::string_view name = names[k];
+    std::size_t end = name.size();
+    while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
+    Parsed& p = parsed[k];
+    p.prefix = name.substr(0, end);
+    p.digits = name.substr(end);
+    if (!parse_number(p.digits, p.value) || p.prefix.find_first_of("[],") != std::string_view::npos)
+      p.digits = {};
+  }
+  auto padded = [](std::string_view d) { return d.size() > 1 && d[0] == '0'; };
+  // Whether `next` can extend a range starting at `start` and ending at `last`
+  // so that expand_hostlist gives the same names back.
+  auto extends = [&](const Parsed& start, const Parsed& last, const Parsed& next) {
+    if (next.value != last.value + 1) return false;
+    return padded(start.digits) ? next.digits.size() == start.digits.size() : !padded(next.digits);
+  };
+
+  std::string out;
+  std::size_t i = 0;
+  while (i < names.size()) {
+    if (!out.empty()) out += ',';
+    if (parsed[i].digits.empty()) {
+      out += names[i++];
+      continue;
+    }
+    std::size_t j = i;
+    std::vector<std::pair<std::size_t, std::size_t>> ranges;  // [first, last] indices
+    while (j < names.size() && !parsed[j].digits.empty() && parsed[j].prefix == parsed[i].prefix) {
+      if (!ranges.empty() && extends(parsed[ranges.back().first], parsed[ranges.back().second], parsed[j]))
+        ranges.back().second = j;
+      else
+        ranges.emplace_back(j, j);
+      ++j;
+    }
+    if (j - i == 1) {
+      out += names[i];
+    } else {
+      out += parsed[i].prefix;
+      out += '[';
+      for (std::size_t r = 0; r < ranges.size(); ++r) {
+        if (r) out += ',';
+        out += parsed[ranges[r].first].digits;
+        if (ranges[r].second != ranges[r].first) {
+          out += '-';
+          out += parsed[ranges[r].second].digits;
+        }
+      }
+      out += ']';
+    }
+    i = j;
+  }
+  return out;
+}
+
+bool NamePattern::parse(std::string_view pattern, std::string& error) {
+  text_ = std::string(pattern);
+  alternatives_.clear();
+  if (pattern.empty()) {
+    error = "empty pattern";
+    return false;
+  }
+  HostlistExpansion e = expand_hostlist(pattern, 100'000);
+  if (!e.ok()) {
+    error = e.error;
+    return false;
+  }
+  alternatives_ = std::move(e.names);
+  return true;
+}
+
+namespace {
+
+bool glob(std::string_view p, std::string_view s) {
+  // Iterative matcher with single-star backtracking: linear in practice.
+  std::size_t pi = 0;
+  std::size_t si = 0;
+  std::size_t star = std::string_view::npos;
+  std::size_t mark = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == s[si])) {
+      ++pi;
+      ++si;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = si;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+}  // namespace
+
+bool NamePattern::matches(std::string_view name) const {
+  for (const std::string& alt : alternatives_)
+    if (glob(alt, name)) return true;
+  return false;
+}
+
+bool NamePattern::is_literal() const {
+  return alternatives_.size() == 1 && alternatives_[0].find_first_of("*?") == std::string::npos;
+}
+
+}  // namespace topoplan

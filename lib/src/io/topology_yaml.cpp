@@ -1,0 +1,997 @@
+#include "topoplan/io/topology_yaml.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "topoplan/io/hostlist.hpp"
+#include "topoplan/io/name_template.hpp"
+#include "topoplan/model/topology_builder.hpp"
+#include "yaml_support.hpp"
+
+namespace topoplan {
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// The file, read into plain structs (every field keeps where it came from).
+
+enum class LinkMode { all, pairwise, rail, mesh, ring, chain, groups };
+
+constexpr std::pair<std::string_view, LinkMode> kLinkModes[] = {
+    {"all", LinkMode::all},   {"pairwise", LinkMode::pairwise}, {"rail", LinkMode::rail},
+    {"mesh", LinkMode::mesh}, {"ring", LinkMode::ring},         {"chain", LinkMode::chain},
+    {"groups", LinkMode::groups}};
+
+struct Text {
+  std::string value;
+  SourceLocation where;
+};
+
+struct LabelRule {
+  std::string key;
+  Text value;  // a template
+};
+
+struct DeviceRule {
+  Text names;  // template, then hostlist
+  DeviceKind kind = DeviceKind::gpu;
+  std::string model;
+  float memory_gib = 0;
+  float speed = 1.0f;
+  DeviceState state = DeviceState::up;
+  Labels labels;
+  std::uint32_t origin = 0;
+};
+
+struct LinkRule {
+  Text from;
+  Text to;
+  LinkMode mode = LinkMode::all;
+  LinkType type;
+  Text count{"1", {}};
+  double bandwidth = -1;
+  double latency = -1;
+  LevelIndex group_level = 0;
+  std::uint32_t origin = 0;
+};
+
+struct GroupRule {
+  std::size_t block = 0;
+  Text size;
+  Text name;
+  std::uint32_t origin = 0;
+};
+
+struct ChildRule {
+  std::size_t block = 0;
+  Text count;
+  Text name;
+  std::optional<GroupRule> group;
+  std::uint32_t origin = 0;
+};
+
+struct Block {
+  std::string name;
+  SourceLocation where;
+  LevelIndex level = 0;
+  std::optional<Text> hostname;
+  std::vector<LabelRule> labels;
+  std::vector<DeviceRule> devices;
+  std::vector<LinkRule> links;
+  std::vector<ChildRule> children;
+};
+
+enum class OverrideTarget { device, node, domain };
+
+struct Override {
+  OverrideTarget target = OverrideTarget::device;
+  Text pattern;
+  std::optional<DeviceState> state;
+  std::optional<float> speed;
+  std::optional<float> memory_gib;
+  Labels labels;
+};
+
+struct Spec {
+  std::string name;
+  std::string description;
+  std::vector<TopologyParameter> parameters;
+  std::vector<std::string> levels;
+  std::vector<Block> blocks;
+  std::size_t root = 0;
+  std::vector<Override> overrides;
+};
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || s.size() > 63) return false;
+  if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+// Names of topologies, blocks, domains and devices: printable, no spaces, no
+// path separator, no glob or list syntax, at most 253 characters (a DNS name).
+std::string name_problem(std::string_view s) {
+  if (s.empty()) return "is empty";
+  if (s.size() > 253) return "is longer than 253 characters";
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u == 0x7f) return "contains a space or control character";
+    if (c == '/' || c == '*' || c == '?' || c == '[' || c == ']' || c == ',' || c == '{' || c == '}' ||
+        c == '"' || c == '\'' || c == '\\' || c == ':' || c == '=')
+      return fmt::format("contains '{}'", c);
+  }
+  return {};
+}
+
+class SpecReader {
+ public:
+  /// Origins of rules are appended to `origins`; rule i gets index i + 1, the
+  /// index TopologyBuilder::add_origin returns when they are added in order.
+  SpecReader(const std::string& file, DiagnosticSink& sink, std::vector<SourceLocation>* origins)
+      : file_(file), sink_(sink), origins_(origins) {}
+
+  Spec read(const YAML::Node& root, bool header_only);
+
+ private:
+  std::uint32_t origin(const SourceLocation& where) {
+    if (!origins_) return 0;
+    origins_->push_back(where);
+    return static_cast<std::uint32_t>(origins_->size());
+  }
+  std::optional<Text> text(yaml::MapReader& map, std::string_view key, bool required = false) {
+    auto value = map.string(key, required);
+    if (!value) return std::nullopt;
+    return Text{*value, map.where(key)};
+  }
+  std::optional<LevelIndex> level(const Text& name, const Spec& spec);
+  Labels read_labels(const YAML::Node& node);
+  std::vector<LabelRule> read_label_rules(const YAML::Node& node);
+  void read_parameters(const YAML::Node& node, Spec& spec);
+  void read_block(const std::string& name, const YAML::Node& node, Spec& spec, Block& block);
+  void read_device(const YAML::Node& node, const Block& block, const Spec& spec, std::vector<DeviceRule>& out);
+  void read_link(const YAML::Node& node, const Block& block, const Spec& spec, std::vector<LinkRule>& out);
+  void read_child(const YAML::Node& node, const Spec& spec, std::vector<ChildRule>& out);
+  void check_children(Spec& spec);
+  void read_override(const YAML::Node& node, std::vector<Override>& out);
+  std::optional<std::size_t> block_index(const Text& name, const Spec& spec);
+
+  const std::string& file_;
+  DiagnosticSink& sink_;
+  std::vector<SourceLocation>* origins_;
+  // Block names in file order with their nodes, resolved after all are read.
+  std::vector<std::pair<Text, std::vector<std::pair<Text, std::optional<Text>>>>> pending_children_;
+};
+
+std::optional<LevelIndex> SpecReader::level(const Text& name, const Spec& spec) {
+  for (std::size_t i = 0; i < spec.levels.size(); ++i)
+    if (spec.levels[i] == name.value) return static_cast<LevelIndex>(i);
+  std::string hint = did_you_mean(name.value, spec.levels);
+  sink_.error(name.where, fmt::format("unknown level '{}'; the levels are {}{}{}", name.value,
+                                      fmt::join(spec.levels, ", "), hint.empty() ? "" : "; ", hint));
+  return std::nullopt;
+}
+
+Labels SpecReader::read_labels(const YAML::Node& node) {
+  Labels labels;
+  for (const LabelRule& rule : read_label_rules(node)) labels.emplace_back(rule.key, rule.value.value);
+  return labels;
+}
+
+std::vector<LabelRule> SpecReader::read_label_rules(const YAML::Node& node) {
+  std::vector<LabelRule> out;
+  if (!node.IsDefined()) return out;
+  if (!node.IsMap()) {
+    sink_.error(yaml::where(file_, node), "'labels' must be a mapping of label keys to values");
+    return out;
+  }
+  for (const auto& entry : node) {
+    auto key = yaml::scalar(entry.first, file_, sink_, "a label key");
+    auto value = yaml::scalar(entry.second, file_, sink_, "a label value");
+    if (!key || !value) continue;
+    if (key->empty() || key->size() > 316) {
+      sink_.error(yaml::where(file_, entry.first), "label keys must have 1 to 316 characters");
+      continue;
+    }
+    out.push_back({*key, {*value, yaml::where(file_, entry.second)}});
+  }
+  return out;
+}
+
+void SpecReader::read_parameters(const YAML::Node& node, Spec& spec) {
+  if (!node.IsDefined()) return;
+  if (!node.IsMap()) {
+    sink_.error(yaml::where(file_, node), "'parameters' must map parameter names to their settings");
+    return;
+  }
+  for (const auto& entry : node) {
+    auto name = yaml::scalar(entry.first, file_, sink_, "a parameter name");
+    if (!name) continue;
+    if (!is_identifier(*name)) {
+      sink_.error(yaml::where(file_, entry.first),
+                  fmt::format("parameter name '{}' must be letters, digits and '_'", *name));
+      continue;
+    }
+    yaml::MapReader p(entry.second, file_, sink_, fmt::format("parameter '{}'", *name));
+    p.allow({"default", "min", "max", "help"});
+    TopologyParameter param;
+    param.name = *name;
+    auto min = p.integer("min", 0, 1'000'000'000);
+    auto max = p.integer("max", 0, 1'000'000'000, true);
+    auto def = p.integer("default", 0, 1'000'000'000, true);
+    param.help = p.string("help").value_or("");
+    param.min = min.value_or(1);
+    param.max = max.value_or(param.min);
+    if (def && (*def < param.min || *def > param.max))
+      sink_.error(p.where("default"), fmt::format("default {} lies outside min {} and max {}", *def, param.min,
+                                                  param.max));
+    param.default_value = param.value = def.value_or(param.min);
+    spec.parameters.push_back(std::move(param));
+  }
+}
+
+void SpecReader::read_device(const YAML::Node& node, const Block& block, const Spec& spec,
+                             std::vector<DeviceRule>& out) {
+  yaml::MapReader m(node, file_, sink_, "a device");
+  m.allow({"name", "kind", "model", "memory", "speed", "state", "labels"});
+  if (!m.ok()) return;
+  DeviceRule rule;
+  auto names = text(m, "name", true);
+  auto kind = text(m, "kind", true);
+  if (!names || !kind) return;
+  rule.names = *names;
+  rule.origin = origin(m.where());
+  if (auto k = parse_device_kind(kind->value)) {
+    rule.kind = *k;
+  } else {
+    std::string hint = did_you_mean(kind->value, device_kind_names());
+    sink_.error(kind->where, fmt::format("unknown device kind '{}'; kinds are {}{}{}", kind->value,
+                                         fmt::join(device_kind_names(), ", "), hint.empty() ? "" : "; ", hint));
+    return;
+  }
+  if (is_accelerator(rule.kind) && block.level + 1 != spec.levels.size())
+    sink_.error(kind->where, fmt::format("a {} must sit in a block of the host level '{}', not '{}'",
+                                         kind->value, spec.levels.back(), spec.levels[block.level]));
+  rule.model = m.string("model").value_or("");
+  rule.memory_gib = static_cast<float>(m.number("memory", 0, 1e9).value_or(0));
+  rule.speed = static_cast<float>(m.number("speed", 1e-6, 1e6).value_or(1.0));
+  if (auto state = text(m, "state")) {
+    if (auto s = parse_device_state(state->value))
+      rule.state = *s;
+    else
+      sink_.error(state->where, fmt::format("unknown state '{}'; states are up, down, drain", state->value));
+  }
+  rule.labels = read_labels(m.get("labels"));
+  out.push_back(std::move(rule));
+}
+
+void SpecReader::read_link(const YAML::Node& node, const Block& block, const Spec& spec, std::vector<LinkRule>& out) {
+  yaml::MapReader m(node, file_, sink_, "a link rule");
+  m.allow({"from", "to", "type", "count", "bandwidth", "latency", "mode", "group"});
+  if (!m.ok()) return;
+  LinkRule rule;
+  rule.origin = origin(m.where());
+  auto from = text(m, "from", true);
+  auto type = text(m, "type", true);
+  if (auto mode = text(m, "mode")) {
+    bool found = false;
+    std::vector<std::string> names;
+    for (auto [name, value] : kLinkModes) {
+      names.emplace_back(name);
+      if (name == mode->value) {
+        rule.mode = value;
+        found = true;
+      }
+    }
+    if (!found) {
+      std::string hint = did_you_mean(mode->value, names);
+      sink_.error(mode->where, fmt::format("unknown link mode '{}'; modes are {}{}{}", mode->value,
+                                           fmt::join(names, ", "), hint.empty() ? "" : "; ", hint));
+    }
+  }
+  auto to = text(m, "to");
+  bool needs_to = rule.mode == LinkMode::all || rule.mode == LinkMode::pairwise || rule.mode == LinkMode::rail;
+  if (needs_to && !to) sink_.error(m.where(), "this link rule needs 'to' (or a mode that links 'from' among itself)");
+  if (!needs_to && to) sink_.error(to->where, "mesh, ring, chain and groups link 'from' among itself; drop 'to'");
+  auto group = text(m, "group");
+  if (rule.mode == LinkMode::groups) {
+    if (!group) {
+      sink_.error(m.where(), "mode 'groups' needs 'group: LEVEL', the level whose domains are the groups");
+    } else if (auto l = level(*group, spec)) {
+      rule.group_level = *l;
+      if (*l <= block.level)
+        sink_.error(group->where, fmt::format("group level '{}' must lie below the block's level '{}'", group->value,
+                                              spec.levels[block.level]));
+    }
+  } else if (group) {
+    sink_.error(group->where, "'group' only applies to mode 'groups'");
+  }
+  if (type) {
+    if (auto t = find_link_type(type->value)) {
+      rule.type = *t;
+    } else {
+      std::string hint = did_you_mean(type->value, link_type_names());
+      sink_.error(type->where, fmt::format("unknown link type '{}'; types are {}{}{}", type->value,
+                                           fmt::join(link_type_names(), ", "), hint.empty() ? "" : "; ", hint));
+    }
+  }
+  if (auto count = text(m, "count")) rule.count = *count;
+  rule.bandwidth = m.number("bandwidth", 1e-6, 1e7).value_or(-1);
+  rule.latency = m.number("latency", 0, 1e7).value_or(-1);
+  if (from) rule.from = *from;
+  if (to) rule.to = *to;
+  if (from && type) out.push_back(std::move(rule));
+}
+
+void SpecReader::read_child(const YAML::Node& node, const Spec& spec, std::vector<ChildRule>& out) {
+  yaml::MapReader m(node, file_, sink_, "a child rule");
+  m.allow({"block", "count", "name", "group"});
+  if (!m.ok()) return;
+  auto block = text(m, "block", true);
+  if (!block) return;
+  ChildRule rule;
+  rule.origin = origin(m.where());
+  rule.count = text(m, "count").value_or(Text{"1", m.where()});
+  rule.name = text(m, "name").value_or(Text{block->value + "{i}", m.where()});
+  std::optional<Text> group_block;
+  if (m.has("group")) {
+    yaml::MapReader g(m.get("group"), file_, sink_, "a group");
+    g.allow({"block", "size", "name"});
+    if (g.ok()) {
+      group_block = text(g, "block", true);
+      auto size = text(g, "size", true);
+      if (group_block && size) {
+        GroupRule gr;
+        gr.size = *size;
+        gr.name = text(g, "name").value_or(Text{group_block->value + "{i}", g.where()});
+        gr.origin = origin(g.where());
+        rule.group = gr;
+      }
+    }
+  }
+  pending_children_.back().second.emplace_back(*block, group_block);
+  out.push_back(std::move(rule));
+  (void)spec;
+}
+
+std::optional<std::size_t> SpecReader::block_index(const Text& name, const Spec& spec) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < spec.blocks.size(); ++i) {
+    if (spec.blocks[i].name == name.value) return i;
+    names.push_back(spec.blocks[i].name);
+  }
+  std::string hint = did_you_mean(name.value, names);
+  sink_.error(name.where, fmt::format("unknown block '{}'{}{}", name.value, hint.empty() ? "" : "; ", hint));
+  return std::nullopt;
+}
+
+// Resolves block references of child rules once every block is known, and
+// checks that children sit exactly one level below their parent.
+void SpecReader::check_children(Spec& spec) {
+  for (std::size_t b = 0; b < spec.blocks.size(); ++b) {
+    Block& block = spec.blocks[b];
+    auto& refs = pending_children_[b].second;
+    for (std::size_t c = 0; c < block.children.size(); ++c) {
+      ChildRule& rule = block.children[c];
+      const auto& [child_name, group_name] = refs[c];
+      auto child = block_index(child_name, spec);
+      if (!child) continue;
+      rule.block = *child;
+      LevelIndex expected = block.level + 1;
+      if (rule.group && group_name) {
+        auto group = block_index(*group_name, spec);
+        if (!group) continue;
+        rule.group->block = *group;
+        const Block& gb = spec.blocks[*group];
+        if (gb.level != expected)
+          sink_.error(group_name->where,
+                      fmt::format("group block '{}' is at level '{}'; a group of '{}' must be at level '{}'",
+                                  gb.name, spec.levels[gb.level], block.name,
+                                  expected < spec.levels.size() ? spec.levels[expected] : "(none)"));
+        if (!gb.children.empty())
+          sink_.error(group_name->where,
+                      fmt::format("group block '{}' must not have children of its own; the grouped blocks are its "
+                                  "children",
+                                  gb.name));
+        ++expected;
+      }
+      const Block& cb = spec.blocks[*child];
+      if (cb.level != expected)
+        sink_.error(child_name.where,
+                    fmt::format("block '{}' is at level '{}' but children of '{}' here must be at level '{}'", cb.name,
+                                spec.levels[cb.level], block.name,
+                                expected < spec.levels.size() ? spec.levels[expected] : "(below the host level)"));
+    }
+  }
+}
+
+void SpecReader::read_block(const std::string& name, const YAML::Node& node, Spec& spec, Block& block) {
+  yaml::MapReader m(node, file_, sink_, fmt::format("block '{}'", name));
+  m.allow({"level", "hostname", "labels", "devices", "links", "children"});
+  block.name = name;
+  block.where = m.where();
+  pending_children_.push_back({Text{name, m.where()}, {}});
+  if (!m.ok()) return;
+  auto level_name = text(m, "level", true);
+  if (!level_name) return;
+  auto l = level(*level_name, spec);
+  if (!l) return;
+  block.level = *l;
+  bool host = block.level + 1 == spec.levels.size();
+  block.hostname = text(m, "hostname");
+  if (block.hostname && !host)
+    sink_.error(block.hostname->where, fmt::format("only blocks of the host level '{}' have hostnames",
+                                                   spec.levels.back()));
+  block.labels = read_label_rules(m.get("labels"));
+  auto each = [&](std::string_view key, auto&& fn) {
+    YAML::Node list = m.get(key);
+    if (!list.IsDefined()) return;
+    if (!list.IsSequence()) {
+      sink_.error(yaml::where(file_, list), fmt::format("'{}' must be a list", key));
+      return;
+    }
+    for (const YAML::Node& item : list) fn(item);
+  };
+  each("devices", [&](const YAML::Node& item) { read_device(item, block, spec, block.devices); });
+  each("links", [&](const YAML::Node& item) { read_link(item, block, spec, block.links); });
+  if (host && m.has("children"))
+    sink_.error(m.where("children"), "blocks of the host level hold devices, not children");
+  else
+    each("children", [&](const YAML::Node& item) { read_child(item, spec, block.children); });
+}
+
+void SpecReader::read_override(const YAML::Node& node, std::vector<Override>& out) {
+  yaml::MapReader m(node, file_, sink_, "an override");
+  m.allow({"device", "node", "domain", "state", "speed", "memory", "labels"});
+  if (!m.ok()) return;
+  Override o;
+  int targets = 0;
+  for (auto [key, target] : {std::pair{"device", OverrideTarget::device}, std::pair{"node", OverrideTarget::node},
+                             std::pair{"domain", OverrideTarget::domain}}) {
+    if (auto t = text(m, key)) {
+      o.pattern = *t;
+      o.target = target;
+      ++targets;
+    }
+  }
+  if (targets != 1) {
+    sink_.error(m.where(), "an override names exactly one of 'device', 'node' or 'domain'");
+    return;
+  }
+  if (auto state = text(m, "state")) {
+    o.state = parse_device_state(state->value);
+    if (!o.state) sink_.error(state->where, fmt::format("unknown state '{}'; states are up, down, drain", state->value));
+  }
+  if (auto speed = m.number("speed", 1e-6, 1e6)) o.speed = static_cast<float>(*speed);
+  if (auto memory = m.number("memory", 0, 1e9)) o.memory_gib = static_cast<float>(*memory);
+  o.labels = read_labels(m.get("labels"));
+  out.push_back(std::move(o));
+}
+
+Spec SpecReader::read(const YAML::Node& root, bool header_only) {
+  Spec spec;
+  yaml::MapReader m(root, file_, sink_, "a topology file");
+  m.allow({"name", "description", "parameters", "levels", "blocks", "root", "overrides"});
+  if (!m.ok()) return spec;
+  if (auto name = text(m, "name", true)) {
+    spec.name = name->value;
+    if (std::string problem = name_problem(spec.name); !problem.empty())
+      sink_.error(name->where, fmt::format("topology name '{}' {}", spec.name, problem));
+  }
+  spec.description = m.string("description").value_or("");
+  read_parameters(m.get("parameters"), spec);
+  YAML::Node levels = m.get("levels");
+  if (!levels.IsDefined()) {
+    sink_.error(m.where(), "a topology file needs 'levels', coarsest first, e.g. [cluster, rack, node]");
+  } else if (!levels.IsSequence() || levels.size() == 0) {
+    sink_.error(yaml::where(file_, levels), "'levels' must be a list of level names, coarsest first");
+  } else {
+    for (const YAML::Node& l : levels) {
+      auto name = yaml::scalar(l, file_, sink_, "a level name");
+      if (!name) continue;
+      if (!is_identifier(*name))
+        sink_.error(yaml::where(file_, l), fmt::format("level name '{}' must be letters, digits and '_'", *name));
+      else if (*name == "i" || *name == "j" || *name == "g")
+        sink_.error(yaml::where(file_, l), fmt::format("level name '{}' is reserved for name templates", *name));
+      else if (std::find(spec.levels.begin(), spec.levels.end(), *name) != spec.levels.end())
+        sink_.error(yaml::where(file_, l), fmt::format("level '{}' is listed twice", *name));
+      else if (std::any_of(spec.parameters.begin(), spec.parameters.end(),
+                           [&](const TopologyParameter& p) { return p.name == *name; }))
+        sink_.error(yaml::where(file_, l), fmt::format("level '{}' has the name of a parameter", *name));
+      spec.levels.push_back(*name);
+    }
+    if (spec.levels.size() > 16)
+      sink_.error(yaml::where(file_, levels), "at most 16 levels are supported (as in Kueue)");
+  }
+  if (header_only || !sink_.empty()) return spec;
+
+  YAML::Node blocks = m.get("blocks");
+  if (!blocks.IsDefined() || !blocks.IsMap() || blocks.size() == 0) {
+    sink_.error(blocks.IsDefined() ? yaml::where(file_, blocks) : m.where(),
+                "a topology file needs 'blocks': a mapping from block names to their definitions");
+    return spec;
+  }
+  spec.blocks.reserve(blocks.size());
+  for (const auto& entry : blocks) {
+    auto name = yaml::scalar(entry.first, file_, sink_, "a block name");
+    spec.blocks.emplace_back();
+    if (!name) {
+      pending_children_.push_back({Text{}, {}});
+      continue;
+    }
+    if (std::string problem = name_problem(*name); !problem.empty())
+      sink_.error(yaml::where(file_, entry.first), fmt::format("block name '{}' {}", *name, problem));
+    for (std::size_t i = 0; i + 1 < spec.blocks.size(); ++i)
+      if (spec.blocks[i].name == *name)
+        sink_.error(yaml::where(file_, entry.first), fmt::format("block '{}' is defined twice", *name));
+    read_block(*name, entry.second, spec, spec.blocks.back());
+  }
+  check_children(spec);
+
+  if (auto root_name = text(m, "root")) {
+    if (auto index = block_index(*root_name, spec)) {
+      spec.root = *index;
+      if (spec.blocks[*index].level != 0)
+        sink_.error(root_name->where, fmt::format("the root block '{}' must be at the first level '{}'", root_name->value,
+                                             spec.levels.front()));
+    }
+  } else {
+    std::vector<std::size_t> tops;
+    for (std::size_t i = 0; i < spec.blocks.size(); ++i)
+      if (spec.blocks[i].level == 0) tops.push_back(i);
+    if (tops.size() == 1)
+      spec.root = tops.front();
+    else
+      sink_.error(m.where(), fmt::format("say which block is the root with 'root: BLOCK' ({} blocks are at level "
+                                         "'{}')",
+                                         tops.size(), spec.levels.empty() ? "" : spec.levels.front()));
+  }
+
+  YAML::Node overrides = m.get("overrides");
+  if (overrides.IsDefined()) {
+    if (!overrides.IsSequence())
+      sink_.error(yaml::where(file_, overrides), "'overrides' must be a list");
+    else
+      for (const YAML::Node& o : overrides) read_override(o, spec.overrides);
+  }
+  return spec;
+}
+
+// ---------------------------------------------------------------------------
+// Settings from the command line.
+
+void apply_settings(Spec& spec, const ParameterSettings& settings) {
+  DiagnosticSink sink;
+  SourceLocation where{settings.origin, 0, 0};
+  std::vector<std::string> names;
+  for (const TopologyParameter& p : spec.parameters) names.push_back(p.name);
+  for (const auto& [key, value] : settings.values) {
+    auto it = std::find_if(spec.parameters.begin(), spec.parameters.end(),
+                           [&](const TopologyParameter& p) { return p.name == key; });
+    if (it == spec.parameters.end()) {
+      std::string hint = did_you_mean(key, names);
+      sink.error(where, names.empty()
+                            ? fmt::format("topology '{}' takes no parameters, but '{}' was given", spec.name, key)
+                            : fmt::format("topology '{}' has no parameter '{}'; it takes {}{}{}", spec.name, key,
+                                          fmt::join(names, ", "), hint.empty() ? "" : "; ", hint));
+      continue;
+    }
+    auto number = yaml::parse_integer(value);
+    if (!number) {
+      sink.error(where, fmt::format("parameter '{}' must be a whole number, not '{}'", key, value));
+      continue;
+    }
+    if (*number < it->min || *number > it->max) {
+      sink.error(where, fmt::format("parameter '{}' is {}; it must be between {} and {}", key, *number, it->min,
+                                    it->max));
+      continue;
+    }
+    it->value = *number;
+  }
+  sink.throw_if_any();
+}
+
+// ---------------------------------------------------------------------------
+// Instantiation: blocks become domains, devices and links.
+
+class Instantiator {
+ public:
+  Instantiator(const Spec& spec, const std::string& file, TopologyBuilder& builder)
+      : spec_(spec), file_(file), b_(builder), level_counter_(spec.levels.size(), 0) {
+    for (const TopologyParameter& p : spec.parameters) scope_.set(p.name, p.value);
+    scope_.set(spec.levels.front(), spec.name);
+    devices_of_.emplace_back();
+    paths_.emplace_back();
+  }
+
+  void run() {
+    const Block& root = spec_.blocks[spec_.root];
+    scope_.set("i", 0LL);
+    scope_.set("j", 0LL);
+    scope_.set("g", 0LL);
+    level_counter_[0] = 1;
+    add_devices(root, b_.root());
+    add_children(root, b_.root());
+    finish_domain(root, b_.root());
+    apply_overrides();
+  }
+
+ private:
+  [[noreturn]] void fail(const SourceLocation& where, std::string message) {
+    throw InputError(where, std::move(message));
+  }
+
+  std::string expand(const Text& t) {
+    if (t.value.find_first_of("{}") == std::string::npos) return t.value;
+    std::string error;
+    auto out = expand_template(t.value, scope_, error);
+    if (!out) fail(t.where, fmt::format("in '{}': {}", t.value, error));
+    return *out;
+  }
+
+  long long expand_int(const Text& t, long long min, long long max, std::string_view what) {
+    std::string s = expand(t);
+    auto value = yaml::parse_integer(s);
+    if (!value) fail(t.where, fmt::format("{} '{}' is not a whole number", what, s));
+    if (*value < min || *value > max)
+      fail(t.where, fmt::format("{} is {}; it must be between {} and {}", what, *value, min, max));
+    return *value;
+  }
+
+  const std::vector<std::string>& expand_names(const Text& t) {
+    std::string list = expand(t);
+    auto it = name_cache_.find(list);
+    if (it != name_cache_.end()) return it->second;
+    HostlistExpansion e = expand_hostlist(list, TopologyLimits::max_devices);
+    if (!e.ok()) fail(t.where, fmt::format("in name list '{}': {}", list, e.error));
+    for (const std::string& n : e.names)
+      if (std::string problem = name_problem(n); !problem.empty())
+        fail(t.where, fmt::format("name '{}' {}", n, problem));
+    return name_cache_.emplace(list, std::move(e.names)).first->second;
+  }
+
+  void check_size(const SourceLocation& where) {
+    if (b_.device_count() > TopologyLimits::max_devices)
+      fail(where, fmt::format("the topology would have more than {} devices", TopologyLimits::max_devices));
+    if (b_.link_count() > TopologyLimits::max_links)
+      fail(where, fmt::format("the topology would have more than {} links", TopologyLimits::max_links));
+    if (b_.domain_count() > TopologyLimits::max_domains)
+      fail(where, fmt::format("the topology would have more than {} domains", TopologyLimits::max_domains));
+  }
+
+  // Creates a child domain and pushes its variables; the caller truncates the
+  // scope to `mark` when done with it.
+  DomainId make_domain(DomainId parent, const Text& name_template, long long i, long long j, std::uint32_t origin) {
+    LevelIndex level = b_.level_of(parent) + 1;
+    long long g = level_counter_[level]++;
+    scope_.set("i", i);
+    scope_.set("j", j);
+    scope_.set("g", g);
+    std::string name = expand(name_template);
+    if (std::string problem = name_problem(name); !problem.empty())
+      fail(name_template.where, fmt::format("domain name '{}' {}", name, problem));
+    DomainId d = b_.add_domain(parent, name, origin);
+    scope_.set(spec_.levels[level], name);
+    scope_.set(spec_.levels[level] + "_g", g);
+    devices_of_.emplace_back();
+    paths_.push_back(paths_[parent].empty() ? name : paths_[parent] + "/" + name);
+    return d;
+  }
+
+  void add_devices(const Block& block, DomainId d) {
+    for (const DeviceRule& rule : block.devices) {
+      DeviceProperties props;
+      props.model = rule.model;
+      props.memory_gib = rule.memory_gib;
+      props.speed = rule.speed;
+      props.state = rule.state;
+      props.labels = rule.labels;
+      for (const std::string& name : expand_names(rule.names))
+        devices_of_[d].push_back(b_.add_device(d, rule.kind, name, props, rule.origin));
+      check_size(rule.names.where);
+    }
+  }
+
+  void add_children(const Block& block, DomainId d) {
+    long long j = 0;
+    for (const ChildRule& rule : block.children) {
+      const Block& child = spec_.blocks[rule.block];
+      long long count = expand_int(rule.count, 0, static_cast<long long>(TopologyLimits::max_domains), "count");
+      if (!rule.group) {
+        for (long long k = 0; k < count; ++k) {
+          std::size_t mark = scope_.size();
+          DomainId c = make_domain(d, rule.name, k, j++, rule.origin);
+          instantiate(child, c);
+          scope_.truncate(mark);
+        }
+        continue;
+      }
+      const Block& group = spec_.blocks[rule.group->block];
+      long long size = expand_int(rule.group->size, 1, static_cast<long long>(TopologyLimits::max_domains), "size");
+      long long groups = (count + size - 1) / size;
+      for (long long gi = 0; gi < groups; ++gi) {
+        std::size_t group_mark = scope_.size();
+        DomainId gd = make_domain(d, rule.group->name, gi, j++, rule.group->origin);
+        add_devices(group, gd);
+        for (long long k = gi * size; k < std::min(count, (gi + 1) * size); ++k) {
+          std::size_t mark = scope_.size();
+          DomainId c = make_domain(gd, rule.name, k, k - gi * size, rule.origin);
+          instantiate(child, c);
+          scope_.truncate(mark);
+        }
+        finish_domain(group, gd);
+        scope_.truncate(group_mark);
+      }
+    }
+  }
+
+  void instantiate(const Block& block, DomainId d) {
+    add_devices(block, d);
+    add_children(block, d);
+    finish_domain(block, d);
+  }
+
+  void finish_domain(const Block& block, DomainId d) {
+    if (block.level + 1 == spec_.levels.size()) {
+      std::string host;
+      if (block.hostname) {
+        host = expand(*block.hostname);
+        if (std::string problem = name_problem(host); !problem.empty())
+          fail(block.hostname->where, fmt::format("hostname '{}' {}", host, problem));
+      } else {
+        host = paths_[d];
+        std::replace(host.begin(), host.end(), '/', '-');
+        if (host.empty()) host = spec_.name;
+      }
+      b_.set_hostname(d, host);
+    }
+    if (!block.labels.empty()) {
+      Labels labels;
+      for (const LabelRule& rule : block.labels) labels.emplace_back(rule.key, expand(rule.value));
+      b_.set_domain_labels(d, std::move(labels));
+    }
+    for (const LinkRule& rule : block.links) add_links(rule, d);
+  }
+
+  const std::vector<NamePattern>& compile(const Text& t, const std::string& pattern) {
+    auto it = pattern_cache_.find(pattern);
+    if (it != pattern_cache_.end()) return it->second;
+    std::vector<NamePattern> segments;
+    std::size_t start = 0;
+    while (true) {
+      std::size_t slash = pattern.find('/', start);
+      std::string_view seg = std::string_view(pattern).substr(start, slash == std::string::npos ? std::string::npos
+                                                                                                   : slash - start);
+      NamePattern p;
+      std::string error;
+      if (!p.parse(seg, error)) fail(t.where, fmt::format("in pattern '{}': {}", pattern, error));
+      segments.push_back(std::move(p));
+      if (slash == std::string::npos) break;
+      start = slash + 1;
+    }
+    return pattern_cache_.emplace(pattern, std::move(segments)).first->second;
+  }
+
+  // Devices below `base` matching a relative pattern like `tray*/gpu*`, in
+  // hierarchy order.
+  std::vector<DeviceId> resolve(const Text& t, DomainId base) {
+    std::string pattern = expand(t);
+    const std::vector<NamePattern>& segments = compile(t, pattern);
+    std::vector<DomainId> current{base};
+    std::vector<DomainId> next;
+    for (std::size_t s = 0; s + 1 < segments.size(); ++s) {
+      next.clear();
+      for (DomainId d : current)
+        for (DomainId c : b_.children(d))
+          if (segments[s].matches(b_.domain_local_name(c))) next.push_back(c);
+      current.swap(next);
+    }
+    std::vector<DeviceId> out;
+    for (DomainId d : current)
+      for (DeviceId dev : devices_of_[d])
+        if (segments.back().matches(b_.device_local_name(dev))) out.push_back(dev);
+    if (out.empty())
+      fail(t.where, fmt::format("pattern '{}' matches no device under '{}'", pattern,
+                                paths_[base].empty() ? spec_.name : paths_[base]));
+    return out;
+  }
+
+  void link(DeviceId a, DeviceId b, const LinkRule& rule, std::uint16_t type, int count) {
+    if (a == b) fail(rule.from.where, fmt::format("this rule links '{}' to itself", b_.device_local_name(a)));
+    b_.add_link(a, b, type, count, rule.bandwidth, rule.latency, rule.origin);
+  }
+
+  void add_links(const LinkRule& rule, DomainId d) {
+    int count = static_cast<int>(expand_int(rule.count, 1, 65535, "link count"));
+    std::uint16_t type = b_.link_type_index(rule.type);
+    std::vector<DeviceId> from = resolve(rule.from, d);
+    std::vector<DeviceId> to;
+    if (rule.mode == LinkMode::all || rule.mode == LinkMode::pairwise || rule.mode == LinkMode::rail)
+      to = resolve(rule.to, d);
+    auto budget = [&](std::size_t n) {
+      if (b_.link_count() + n > TopologyLimits::max_links)
+        fail(rule.from.where, fmt::format("the topology would have more than {} links", TopologyLimits::max_links));
+    };
+    switch (rule.mode) {
+      case LinkMode::all:
+        if (from.size() > 0 && to.size() > TopologyLimits::max_links / from.size()) budget(TopologyLimits::max_links);
+        budget(from.size() * to.size());
+        for (DeviceId a : from)
+          for (DeviceId b : to) link(a, b, rule, type, count);
+        break;
+      case LinkMode::pairwise:
+        if (from.size() != to.size())
+          fail(rule.from.where, fmt::format("mode 'pairwise' needs as many 'from' as 'to' devices; got {} and {}",
+                                            from.size(), to.size()));
+        for (std::size_t k = 0; k < from.size(); ++k) link(from[k], to[k], rule, type, count);
+        break;
+      case LinkMode::rail: {
+        // The k-th matching device of each node goes to switch k (mod count).
+        DomainId current = kNone;
+        std::size_t k = 0;
+        for (DeviceId a : from) {
+          DomainId owner = b_.device_domain(a);
+          if (owner != current) {
+            current = owner;
+            k = 0;
+          }
+          link(a, to[k++ % to.size()], rule, type, count);
+        }
+        break;
+      }
+      case LinkMode::mesh:
+        if (from.size() > 1 && from.size() - 1 > 2 * TopologyLimits::max_links / from.size())
+          budget(TopologyLimits::max_links);
+        budget(from.size() * (from.size() - 1) / 2);
+        for (std::size_t x = 0; x < from.size(); ++x)
+          for (std::size_t y = x + 1; y < from.size(); ++y) link(from[x], from[y], rule, type, count);
+        break;
+      case LinkMode::ring:
+      case LinkMode::chain:
+        for (std::size_t x = 0; x + 1 < from.size(); ++x) link(from[x], from[x + 1], rule, type, count);
+        if (rule.mode == LinkMode::ring && from.size() > 2) link(from.back(), from.front(), rule, type, count);
+        break;
+      case LinkMode::groups: {
+        // Every pair of groups gets one link bundle; each group hands out its
+        // devices round-robin so that ports are spread evenly.
+        std::vector<std::vector<DeviceId>> groups;
+        std::unordered_map<DomainId, std::size_t> group_of;
+        for (DeviceId a : from) {
+          DomainId key = b_.device_domain(a);
+          while (b_.level_of(key) > rule.group_level) key = b_.parent(key);
+          if (b_.level_of(key) != rule.group_level)
+            fail(rule.from.where, fmt::format("device '{}' does not lie inside a '{}' domain",
+                                              b_.device_local_name(a), spec_.levels[rule.group_level]));
+          auto [it, added] = group_of.try_emplace(key, groups.size());
+          if (added) groups.emplace_back();
+          groups[it->second].push_back(a);
+        }
+        budget(groups.size() * (groups.size() - 1) / 2);
+        std::vector<std::size_t> cursor(groups.size(), 0);
+        for (std::size_t x = 0; x < groups.size(); ++x)
+          for (std::size_t y = x + 1; y < groups.size(); ++y) {
+            DeviceId a = groups[x][cursor[x]++ % groups[x].size()];
+            DeviceId b = groups[y][cursor[y]++ % groups[y].size()];
+            link(a, b, rule, type, count);
+          }
+        break;
+      }
+    }
+    check_size(rule.from.where);
+  }
+
+  void apply_overrides();
+
+  const Spec& spec_;
+  const std::string& file_;
+  TopologyBuilder& b_;
+  TemplateScope scope_;
+  std::vector<long long> level_counter_;
+  std::vector<std::vector<DeviceId>> devices_of_;
+  std::vector<std::string> paths_;
+  std::unordered_map<std::string, std::vector<std::string>> name_cache_;
+  std::unordered_map<std::string, std::vector<NamePattern>> pattern_cache_;
+};
+
+void Instantiator::apply_overrides() {
+  if (spec_.overrides.empty()) return;
+  // Parents, for walking subtrees of matched domains.
+  for (const Override& o : spec_.overrides) {
+    std::string pattern = expand(o.pattern);
+    std::vector<DeviceId> targets;
+    std::vector<DomainId> domains;
+    auto subtree = [&](DomainId root) {
+      std::vector<DomainId> stack{root};
+      while (!stack.empty()) {
+        DomainId x = stack.back();
+        stack.pop_back();
+        for (DeviceId dev : devices_of_[x]) targets.push_back(dev);
+        for (DomainId c : b_.children(x)) stack.push_back(c);
+      }
+    };
+    NamePattern p;
+    std::string error;
+    std::string domain_part = pattern;
+    std::string device_part;
+    if (o.target == OverrideTarget::device) {
+      std::size_t slash = pattern.rfind('/');
+      device_part = slash == std::string::npos ? pattern : pattern.substr(slash + 1);
+      domain_part = slash == std::string::npos ? std::string() : pattern.substr(0, slash);
+    }
+    NamePattern dp;
+    if (!domain_part.empty() && !dp.parse(domain_part, error)) fail(o.pattern.where, error);
+    if (!device_part.empty() && !p.parse(device_part, error)) fail(o.pattern.where, error);
+    const auto host_level = static_cast<LevelIndex>(spec_.levels.size() - 1);
+    for (DomainId d = 0; d < b_.domain_count(); ++d) {
+      bool is_node = b_.level_of(d) == host_level;
+      bool hit = false;
+      if (o.target == OverrideTarget::node)
+        hit = is_node && dp.matches(b_.hostname(d));
+      else if (o.target == OverrideTarget::domain)
+        hit = d != b_.root() && (dp.matches(paths_[d]) || (is_node && dp.matches(b_.hostname(d))));
+      else if (domain_part.empty())
+        hit = d == b_.root();
+      else
+        hit = d != b_.root() && dp.matches(is_node ? b_.hostname(d) : std::string_view(paths_[d]));
+      if (!hit) continue;
+      if (o.target == OverrideTarget::device) {
+        for (DeviceId dev : devices_of_[d])
+          if (p.matches(b_.device_local_name(dev))) targets.push_back(dev);
+      } else {
+        domains.push_back(d);
+        subtree(d);
+      }
+    }
+    if (targets.empty() && domains.empty())
+      fail(o.pattern.where, fmt::format("override '{}' matches nothing", pattern));
+    for (DeviceId dev : targets) {
+      if (o.state) b_.set_device_state(dev, *o.state);
+      if (is_accelerator(b_.device_kind(dev))) {
+        if (o.speed) b_.set_device_speed(dev, *o.speed);
+        if (o.memory_gib) b_.set_device_memory(dev, *o.memory_gib);
+      }
+      if (o.target == OverrideTarget::device && !o.labels.empty()) b_.add_device_labels(dev, o.labels);
+    }
+    if (o.target != OverrideTarget::device && !o.labels.empty())
+      fail(o.pattern.where, "labels of nodes and domains belong in their block's 'labels'");
+  }
+}
+
+}  // namespace
+
+Topology parse_topology_yaml(std::string_view text, const std::string& file, const ParameterSettings& settings) {
+  YAML::Node root = yaml::parse(text, file);
+  DiagnosticSink sink;
+  std::vector<SourceLocation> origins;
+  SpecReader reader(file, sink, &origins);
+  Spec spec = reader.read(root, false);
+  sink.throw_if_any();
+  apply_settings(spec, settings);
+
+  TopologyBuilder builder(spec.name, spec.levels);
+  builder.set_description(spec.description);
+  builder.set_parameters(spec.parameters);
+  for (SourceLocation& where : origins) builder.add_origin(std::move(where));
+  Instantiator(spec, file, builder).run();
+  return builder.finish(sink);
+}
+
+TopologyInfo describe_topology_yaml(std::string_view text, const std::string& file) {
+  YAML::Node root = yaml::parse(text, file);
+  DiagnosticSink sink;
+  SpecReader reader(file, sink, nullptr);
+  Spec spec = reader.read(root, true);
+  sink.throw_if_any();
+  TopologyInfo info;
+  info.name = spec.name;
+  info.description = spec.description;
+  info.parameters = spec.parameters;
+  info.levels = spec.levels;
+  return info;
+}
+
+}  // namespace topoplan

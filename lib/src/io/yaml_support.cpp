@@ -1,0 +1,192 @@
+#include "yaml_support.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace topoplan::yaml {
+
+SourceLocation where(const std::string& file, const YAML::Node& node) {
+  if (!node.IsDefined() || node.Mark().line < 0) return {file, 0, 0};
+  return {file, node.Mark().line + 1, node.Mark().column + 1};
+}
+
+namespace {
+
+// yaml-cpp recurses once per nesting level; refuse absurd flow nesting early
+// so hostile inputs cannot exhaust the stack (its own guard allows 2000 levels,
+// too deep for sanitizer builds).
+constexpr int kMaxFlowDepth = 128;
+
+void check_nesting(std::string_view text, const std::string& file) {
+  int depth = 0;
+  int line = 1;
+  int column = 0;
+  char quote = 0;
+  bool comment = false;
+  for (char c : text) {
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+      comment = false;
+      continue;
+    }
+    if (comment) continue;
+    if (quote) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '#') comment = true;
+    else if (c == '"' || c == '\'') quote = c;
+    else if (c == '[' || c == '{') {
+      if (++depth > kMaxFlowDepth)
+        throw InputError({file, line, column}, fmt::format("nesting deeper than {} levels", kMaxFlowDepth));
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
+InputError syntax_error(const YAML::Exception& e, const std::string& file) {
+  std::string message = e.msg.empty() ? std::string("invalid YAML") : e.msg;
+  if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+  if (e.mark.is_null()) return InputError({file, 0, 0}, fmt::format("invalid YAML: {}", message));
+  return InputError({file, e.mark.line + 1, e.mark.column + 1}, fmt::format("invalid YAML: {}", message));
+}
+
+}  // namespace
+
+YAML::Node parse(std::string_view text, const std::string& file) {
+  check_nesting(text, file);
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    throw syntax_error(e, file);
+  }
+}
+
+std::vector<YAML::Node> parse_all(std::string_view text, const std::string& file) {
+  check_nesting(text, file);
+  try {
+    return YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& e) {
+    throw syntax_error(e, file);
+  }
+}
+
+std::optional<long long> parse_integer(std::string_view text) {
+  long long value = 0;
+  if (!text.empty() && text[0] == '+') text.remove_prefix(1);
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_number(std::string_view text) {
+  if (text.empty() || text.size() > 64) return std::nullopt;
+  std::string copy(text);
+  char* end = nullptr;
+  double value = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || !std::isfinite(value)) return std::nullopt;
+  // strtod accepts hex floats and "inf"/"nan"; only plain decimals are numbers here.
+  if (copy.find_first_of("xXnNiI") != std::string::npos) return std::nullopt;
+  return value;
+}
+
+std::optional<std::string> scalar(const YAML::Node& node, const std::string& file, DiagnosticSink& sink,
+                                  std::string_view what) {
+  if (!node.IsScalar()) {
+    sink.error(where(file, node), fmt::format("{} must be a single value", what));
+    return std::nullopt;
+  }
+  return node.Scalar();
+}
+
+MapReader::MapReader(const YAML::Node& node, const std::string& file, DiagnosticSink& sink, std::string_view what)
+    : node_(node), file_(file), sink_(sink), what_(what) {
+  if (!node.IsMap()) {
+    sink_.error(yaml::where(file_, node), fmt::format("{} must be a mapping of keys to values", what_));
+    ok_ = false;
+  }
+}
+
+void MapReader::allow(std::initializer_list<std::string_view> known) {
+  if (!ok_) return;
+  std::vector<std::string> names(known.begin(), known.end());
+  for (const auto& entry : node_) {
+    const YAML::Node& key = entry.first;
+    if (!key.IsScalar()) {
+      sink_.error(yaml::where(file_, key), fmt::format("keys of {} must be plain names", what_));
+      continue;
+    }
+    bool found = false;
+    for (std::string_view k : known) found = found || key.Scalar() == k;
+    if (found) continue;
+    std::string hint = did_you_mean(key.Scalar(), names);
+    sink_.error(yaml::where(file_, key), fmt::format("unknown key '{}' in {}{}{}", key.Scalar(), what_,
+                                                     hint.empty() ? "" : "; ", hint));
+  }
+}
+
+bool MapReader::has(std::string_view key) const { return ok_ && node_[std::string(key)].IsDefined(); }
+
+YAML::Node MapReader::get(std::string_view key) const {
+  if (!ok_) return YAML::Node(YAML::NodeType::Undefined);
+  return node_[std::string(key)];
+}
+
+SourceLocation MapReader::where() const { return yaml::where(file_, node_); }
+
+SourceLocation MapReader::where(std::string_view key) const {
+  YAML::Node value = get(key);
+  return value.IsDefined() ? yaml::where(file_, value) : where();
+}
+
+void MapReader::missing(std::string_view key) {
+  sink_.error(where(), fmt::format("{} needs '{}'", what_, key));
+}
+
+std::optional<std::string> MapReader::string(std::string_view key, bool required) {
+  YAML::Node value = get(key);
+  if (!value.IsDefined()) {
+    if (required && ok_) missing(key);
+    return std::nullopt;
+  }
+  return scalar(value, file_, sink_, fmt::format("'{}'", key));
+}
+
+std::optional<long long> MapReader::integer(std::string_view key, long long min, long long max, bool required) {
+  auto text = string(key, required);
+  if (!text) return std::nullopt;
+  auto value = parse_integer(*text);
+  if (!value) {
+    sink_.error(where(key), fmt::format("'{}' must be a whole number, not '{}'", key, *text));
+    return std::nullopt;
+  }
+  if (*value < min || *value > max) {
+    sink_.error(where(key), fmt::format("'{}' is {}; it must be between {} and {}", key, *value, min, max));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<double> MapReader::number(std::string_view key, double min, double max, bool required) {
+  auto text = string(key, required);
+  if (!text) return std::nullopt;
+  auto value = parse_number(*text);
+  if (!value) {
+    sink_.error(where(key), fmt::format("'{}' must be a number, not '{}'", key, *text));
+    return std::nullopt;
+  }
+  if (*value < min || *value > max) {
+    sink_.error(where(key), fmt::format("'{}' is {}; it must be between {} and {}", key, *text, min, max));
+    return std::nullopt;
+  }
+  return value;
+}
+
+}  // namespace topoplan::yaml

@@ -1,0 +1,63 @@
+// Helpers for reading YAML with yaml-cpp while reporting problems at the
+// line and column they occur. Private to lib/: no public header includes
+// yaml-cpp.
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "topoplan/support/error.hpp"
+
+namespace topoplan::yaml {
+
+/// Where `node` starts in `file` (1-based); line 0 when yaml-cpp has no mark.
+SourceLocation where(const std::string& file, const YAML::Node& node);
+
+/// Parses a whole document; syntax errors become InputError with position.
+/// Hostile inputs (very deep nesting) are refused before yaml-cpp sees them.
+YAML::Node parse(std::string_view text, const std::string& file);
+/// Parses a stream of `---`-separated documents.
+std::vector<YAML::Node> parse_all(std::string_view text, const std::string& file);
+
+/// Reads one YAML mapping with diagnostics: unknown keys are reported (with a
+/// suggestion for a close known key), and typed getters report wrong types.
+class MapReader {
+ public:
+  MapReader(const YAML::Node& node, const std::string& file, DiagnosticSink& sink, std::string_view what);
+  /// Reports every key not in `known`; call once after construction.
+  void allow(std::initializer_list<std::string_view> known);
+
+  bool ok() const { return ok_; }
+  bool has(std::string_view key) const;
+  YAML::Node get(std::string_view key) const;
+  SourceLocation where() const;
+  SourceLocation where(std::string_view key) const;
+
+  std::optional<std::string> string(std::string_view key, bool required = false);
+  std::optional<long long> integer(std::string_view key, long long min, long long max, bool required = false);
+  std::optional<double> number(std::string_view key, double min, double max, bool required = false);
+
+ private:
+  void missing(std::string_view key);
+
+  YAML::Node node_;
+  const std::string& file_;
+  DiagnosticSink& sink_;
+  std::string what_;
+  bool ok_ = true;
+};
+
+/// A scalar as text, or nullopt after reporting that `node` is not a scalar.
+std::optional<std::string> scalar(const YAML::Node& node, const std::string& file, DiagnosticSink& sink,
+                                  std::string_view what);
+/// Strict decimal integer parsing (no trailing junk, no floats).
+std::optional<long long> parse_integer(std::string_view text);
+/// Strict finite floating-point parsing.
+std::optional<double> parse_number(std::string_view text);
+
+}  // namespace topoplan::yaml

@@ -1,0 +1,153 @@
+#include "topoplan/model/fabric.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace topoplan {
+
+namespace {
+
+struct UnionFind {
+  std::vector<std::uint32_t> parent;
+  explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0u); }
+  std::uint32_t find(std::uint32_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void unite(std::uint32_t a, std::uint32_t b) {
+    a = find(a);
+    b = find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  }
+};
+
+bool scale_up_device(DeviceKind kind) { return is_accelerator(kind) || kind == DeviceKind::nvswitch; }
+
+}  // namespace
+
+ScaleUpIslands find_scale_up_islands(const Topology& topology) {
+  ScaleUpIslands out;
+  const std::size_t n = topology.device_count();
+  UnionFind uf(n);
+  std::vector<bool> linked(n, false);
+  for (const Link& link : topology.links()) {
+    if (!is_scale_up(topology.link_type(link).family)) continue;
+    if (!scale_up_device(topology.device(link.a).kind) || !scale_up_device(topology.device(link.b).kind)) continue;
+    uf.unite(link.a, link.b);
+    linked[link.a] = linked[link.b] = true;
+  }
+  auto accels = topology.accelerators();
+  out.island_of.assign(accels.size(), kNone);
+  std::vector<std::uint32_t> id_of_root(n, kNone);
+  for (std::size_t i = 0; i < accels.size(); ++i) {
+    DeviceId dev = accels[i];
+    if (!linked[dev]) continue;
+    std::uint32_t root = uf.find(dev);
+    if (id_of_root[root] == kNone) {
+      id_of_root[root] = static_cast<std::uint32_t>(out.size.size());
+      out.size.push_back(0);
+    }
+    out.island_of[i] = id_of_root[root];
+    ++out.size[id_of_root[root]];
+  }
+
+  // The finest level at which no island crosses a domain boundary.
+  LevelIndex finest = topology.host_level();
+  std::vector<DomainId> domain_of_island(out.size.size(), kNone);
+  for (LevelIndex level = topology.host_level() + 1; level-- > 0;) {
+    std::fill(domain_of_island.begin(), domain_of_island.end(), kNone);
+    bool whole = true;
+    for (std::size_t i = 0; i < accels.size() && whole; ++i) {
+      std::uint32_t island = out.island_of[i];
+      if (island == kNone) continue;
+      DomainId d = topology.ancestor(topology.device(accels[i]).domain, level);
+      if (domain_of_island[island] == kNone)
+        domain_of_island[island] = d;
+      else if (domain_of_island[island] != d)
+        whole = false;
+    }
+    if (whole) {
+      finest = level;
+      break;
+    }
+    finest = 0;
+  }
+  out.level = finest;
+  // Is each domain of that level exactly one island (and fully linked)?
+  bool exact = !out.size.empty();
+  auto [first, last] = topology.domains_at(finest);
+  for (DomainId d = first; d < last && exact; ++d) {
+    const Domain& dom = topology.domain(d);
+    if (dom.accelerator_count() == 0) continue;
+    std::uint32_t island = out.island_of[dom.accel_begin];
+    if (island == kNone || out.size[island] != dom.accelerator_count()) exact = false;
+  }
+  out.level_is_island = exact;
+  return out;
+}
+
+std::vector<Egress> domain_egress(const Topology& topology) {
+  std::vector<Egress> out(topology.domain_count());
+  const LevelIndex levels = topology.host_level() + 1;
+  std::vector<DomainId> chain_a(levels);
+  std::vector<DomainId> chain_b(levels);
+  auto chain = [&](DeviceId dev, std::vector<DomainId>& c) {
+    // c[l] = the device's ancestor at level l, or kNone when the device is
+    // owned by a coarser domain (it lies inside no domain of level l).
+    DomainId d = topology.device(dev).domain;
+    LevelIndex own = topology.domain(d).level;
+    for (LevelIndex l = levels; l-- > 0;) {
+      if (l > own) {
+        c[l] = kNone;
+        continue;
+      }
+      c[l] = d;
+      d = topology.domain(d).parent;
+    }
+  };
+  for (const Link& link : topology.links()) {
+    chain(link.a, chain_a);
+    chain(link.b, chain_b);
+    LinkFamily family = topology.link_type(link).family;
+    double bw = link.total_bandwidth();
+    auto add = [&](DomainId d) {
+      Egress& e = out[d];
+      if (is_scale_up(family) || family == LinkFamily::nvlink_c2c)
+        e.scale_up += bw;
+      else if (is_network(family))
+        e.network += bw;
+      else
+        e.other += bw;
+    };
+    for (LevelIndex l = 1; l < levels; ++l) {
+      if (chain_a[l] == chain_b[l]) continue;
+      if (chain_a[l] != kNone) add(chain_a[l]);
+      if (chain_b[l] != kNone) add(chain_b[l]);
+    }
+  }
+  return out;
+}
+
+std::vector<SwitchLoad> switch_loads(const Topology& topology) {
+  std::vector<SwitchLoad> out;
+  for (DeviceId dev = 0; dev < topology.device_count(); ++dev) {
+    const Device& d = topology.device(dev);
+    if (d.kind != DeviceKind::network_switch) continue;
+    SwitchLoad load;
+    load.device = dev;
+    LevelIndex own = topology.domain(d.domain).level;
+    for (LinkId id : topology.links_of(dev)) {
+      const Link& link = topology.link(id);
+      const Device& peer = topology.device(link.other(dev));
+      LevelIndex peer_level = topology.domain(peer.domain).level;
+      if (peer_level > own)
+        load.down += link.total_bandwidth();
+      else
+        load.up += link.total_bandwidth();
+    }
+    out.push_back(load);
+  }
+  return out;
+}
+
+}  // namespace topoplan

@@ -1,0 +1,301 @@
+#include "topoplan/model/topology_builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace topoplan {
+
+TopologyBuilder::TopologyBuilder(std::string name, std::vector<std::string> levels)
+    : name_(std::move(name)), levels_(std::move(levels)) {
+  strings_.emplace_back();
+  string_ids_.emplace("", 0);
+  labels_.emplace_back();
+  origins_.emplace_back();
+  PendingDomain root;
+  root.name = intern(name_);
+  domains_.push_back(std::move(root));
+}
+
+void TopologyBuilder::set_description(std::string description) { description_ = std::move(description); }
+
+void TopologyBuilder::set_parameters(std::vector<TopologyParameter> parameters) {
+  parameters_ = std::move(parameters);
+}
+
+std::uint32_t TopologyBuilder::add_origin(SourceLocation where) {
+  origins_.push_back(std::move(where));
+  return static_cast<std::uint32_t>(origins_.size() - 1);
+}
+
+StringId TopologyBuilder::intern(std::string_view text) {
+  if (auto it = string_ids_.find(text); it != string_ids_.end()) return it->second;
+  auto id = static_cast<StringId>(strings_.size());
+  strings_.emplace_back(text);
+  string_ids_.emplace(strings_.back(), id);
+  return id;
+}
+
+DomainId TopologyBuilder::add_domain(DomainId parent, std::string_view local_name, std::uint32_t origin) {
+  PendingDomain d;
+  d.name = intern(local_name);
+  d.parent = parent;
+  d.level = domains_[parent].level + 1;
+  d.origin = origin;
+  auto id = static_cast<DomainId>(domains_.size());
+  domains_[parent].children.push_back(id);
+  domains_.push_back(std::move(d));
+  return id;
+}
+
+void TopologyBuilder::set_hostname(DomainId node, std::string_view hostname) {
+  domains_[node].hostname = intern(hostname);
+}
+
+void TopologyBuilder::set_domain_labels(DomainId domain, Labels labels) {
+  if (labels.empty()) return;
+  std::sort(labels.begin(), labels.end());
+  labels_.push_back(std::move(labels));
+  domains_[domain].labels = static_cast<std::uint32_t>(labels_.size() - 1);
+}
+
+DeviceId TopologyBuilder::add_device(DomainId owner, DeviceKind kind, std::string_view local_name,
+                                     const DeviceProperties& properties, std::uint32_t origin) {
+  Device d;
+  d.kind = kind;
+  d.state = properties.state;
+  d.domain = owner;
+  d.name = intern(local_name);
+  d.model = intern(properties.model);
+  d.memory_gib = properties.memory_gib;
+  d.speed = properties.speed;
+  d.origin = origin;
+  auto id = static_cast<DeviceId>(devices_.size());
+  devices_.push_back(d);
+  if (!properties.labels.empty()) add_device_labels(id, properties.labels);
+  return id;
+}
+
+void TopologyBuilder::set_device_state(DeviceId device, DeviceState state) { devices_[device].state = state; }
+void TopologyBuilder::set_device_speed(DeviceId device, float speed) { devices_[device].speed = speed; }
+void TopologyBuilder::set_device_memory(DeviceId device, float memory_gib) {
+  devices_[device].memory_gib = memory_gib;
+}
+
+void TopologyBuilder::add_device_labels(DeviceId device, const Labels& labels) {
+  Labels merged = labels_[devices_[device].labels];
+  for (const auto& [key, value] : labels) {
+    auto it = std::find_if(merged.begin(), merged.end(), [&](const auto& kv) { return kv.first == key; });
+    if (it != merged.end())
+      it->second = value;
+    else
+      merged.emplace_back(key, value);
+  }
+  std::sort(merged.begin(), merged.end());
+  labels_.push_back(std::move(merged));
+  devices_[device].labels = static_cast<std::uint32_t>(labels_.size() - 1);
+}
+
+std::uint16_t TopologyBuilder::link_type_index(const LinkType& type) {
+  for (std::size_t i = 0; i < link_types_.size(); ++i)
+    if (link_types_[i].name == type.name) return static_cast<std::uint16_t>(i);
+  link_types_.push_back(type);
+  return static_cast<std::uint16_t>(link_types_.size() - 1);  // finish() rejects more than 65535
+}
+
+LinkId TopologyBuilder::add_link(DeviceId a, DeviceId b, const LinkType& type, int count, double bandwidth,
+                                 double latency_us, std::uint32_t origin) {
+  return add_link(a, b, link_type_index(type), count, bandwidth < 0 ? type.bandwidth : bandwidth,
+                  latency_us < 0 ? type.latency_us : latency_us, origin);
+}
+
+LinkId TopologyBuilder::add_link(DeviceId a, DeviceId b, std::uint16_t type, int count, double bandwidth,
+                                 double latency_us, std::uint32_t origin) {
+  Link link;
+  link.a = a;
+  link.b = b;
+  link.type = type;
+  // An out-of-range count is stored as 0 and reported by finish().
+  link.count = count < 1 || count > 65535 ? 0 : static_cast<std::uint16_t>(count);
+  link.bandwidth = static_cast<float>(bandwidth < 0 ? link_types_[type].bandwidth : bandwidth);
+  link.latency_us = static_cast<float>(latency_us < 0 ? link_types_[type].latency_us : latency_us);
+  link.origin = origin;
+  links_.push_back(link);
+  return static_cast<LinkId>(links_.size() - 1);
+}
+
+Topology TopologyBuilder::finish(DiagnosticSink& sink) {
+  const auto host_level = static_cast<LevelIndex>(levels_.size() - 1);
+  auto where = [&](std::uint32_t origin) { return origins_[origin]; };
+
+  if (levels_.empty()) sink.error({}, "a topology needs at least one level");
+  for (std::size_t i = 0; i < levels_.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (levels_[i] == levels_[j]) sink.error({}, fmt::format("level '{}' is listed twice", levels_[i]));
+  if (link_types_.size() > 65535) sink.error({}, "too many distinct link types");
+
+  // Depth-first order of the domains, and per-domain checks.
+  std::vector<std::uint32_t> preorder(domains_.size(), kNone);
+  std::vector<DomainId> stack{0};
+  std::uint32_t next = 0;
+  while (!stack.empty()) {
+    DomainId d = stack.back();
+    stack.pop_back();
+    preorder[d] = next++;
+    const PendingDomain& pd = domains_[d];
+    for (auto it = pd.children.rbegin(); it != pd.children.rend(); ++it) stack.push_back(*it);
+  }
+  std::vector<std::pair<StringId, DomainId>> seen;
+  for (DomainId d = 0; d < domains_.size(); ++d) {
+    const PendingDomain& pd = domains_[d];
+    if (pd.level > host_level) {
+      sink.error(where(pd.origin), fmt::format("'{}' would sit below the host level '{}'", strings_[pd.name],
+                                               levels_.empty() ? "" : levels_.back()));
+      continue;
+    }
+    if (pd.level == host_level && pd.hostname == 0)
+      sink.error(where(pd.origin), fmt::format("node '{}' has no hostname", strings_[pd.name]));
+    seen.clear();
+    for (DomainId c : pd.children) seen.emplace_back(domains_[c].name, c);
+    std::sort(seen.begin(), seen.end());
+    for (std::size_t i = 1; i < seen.size(); ++i)
+      if (seen[i].first == seen[i - 1].first && (i == 1 || seen[i - 2].first != seen[i].first))
+        sink.error(where(domains_[seen[i].second].origin),
+                   fmt::format("two domains named '{}' under '{}'", strings_[seen[i].first], strings_[pd.name]));
+  }
+  {
+    std::vector<std::pair<StringId, DomainId>> hosts;
+    for (DomainId d = 0; d < domains_.size(); ++d)
+      if (domains_[d].level == host_level && domains_[d].hostname != 0) hosts.emplace_back(domains_[d].hostname, d);
+    std::sort(hosts.begin(), hosts.end());
+    for (std::size_t i = 1; i < hosts.size(); ++i)
+      if (hosts[i].first == hosts[i - 1].first && (i == 1 || hosts[i - 2].first != hosts[i].first))
+        sink.error(where(domains_[hosts[i].second].origin),
+                   fmt::format("hostname '{}' is used by more than one node", strings_[hosts[i].first]));
+  }
+  {
+    std::vector<std::pair<DomainId, StringId>> names;
+    names.reserve(devices_.size());
+    for (const Device& dev : devices_) names.emplace_back(dev.domain, dev.name);
+    std::vector<std::size_t> order(names.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return names[x] < names[y]; });
+    for (std::size_t i = 1; i < order.size(); ++i)
+      if (names[order[i]] == names[order[i - 1]] && (i == 1 || names[order[i - 2]] != names[order[i]]))
+        sink.error(where(devices_[order[i]].origin),
+                   fmt::format("two devices named '{}' in the same domain", strings_[names[order[i]].second]));
+  }
+  for (const Device& dev : devices_) {
+    if (is_accelerator(dev.kind) && domains_[dev.domain].level != host_level)
+      sink.error(where(dev.origin),
+                 fmt::format("{} '{}' must sit in a node (level '{}'), not at level '{}'", kind_name(dev.kind),
+                             strings_[dev.name], levels_.back(), levels_[domains_[dev.domain].level]));
+    if (!(dev.speed > 0) || !std::isfinite(dev.speed))
+      sink.error(where(dev.origin), fmt::format("device '{}' has speed {}; it must be above 0",
+                                                strings_[dev.name], dev.speed));
+    if (dev.memory_gib < 0 || !std::isfinite(dev.memory_gib))
+      sink.error(where(dev.origin), fmt::format("device '{}' has negative memory", strings_[dev.name]));
+  }
+  for (const Link& link : links_) {
+    if (link.a == link.b)
+      sink.error(where(link.origin), fmt::format("link from '{}' to itself", strings_[devices_[link.a].name]));
+    if (link.count == 0) sink.error(where(link.origin), "link count must be between 1 and 65535");
+    if (!(link.bandwidth > 0) || !std::isfinite(link.bandwidth))
+      sink.error(where(link.origin), "link bandwidth must be above 0");
+    if (link.latency_us < 0 || !std::isfinite(link.latency_us))
+      sink.error(where(link.origin), "link latency must not be negative");
+  }
+  sink.throw_if_any();
+
+  // Renumber domains by (level, depth-first position).
+  std::vector<DomainId> order(domains_.size());
+  for (DomainId d = 0; d < order.size(); ++d) order[d] = d;
+  std::sort(order.begin(), order.end(), [&](DomainId x, DomainId y) {
+    if (domains_[x].level != domains_[y].level) return domains_[x].level < domains_[y].level;
+    return preorder[x] < preorder[y];
+  });
+  std::vector<DomainId> renamed(domains_.size());
+  for (DomainId i = 0; i < order.size(); ++i) renamed[order[i]] = i;
+
+  Topology t;
+  t.name_ = name_;
+  t.description_ = description_;
+  t.parameters_ = parameters_;
+  for (const std::string& level : levels_) t.levels_.push_back({level});
+  t.domains_.resize(domains_.size());
+  t.level_begin_.assign(levels_.size() + 1, static_cast<DomainId>(domains_.size()));
+  for (DomainId i = static_cast<DomainId>(order.size()); i-- > 0;) t.level_begin_[domains_[order[i]].level] = i;
+  for (std::size_t l = levels_.size(); l-- > 0;) t.level_begin_[l] = std::min(t.level_begin_[l], t.level_begin_[l + 1]);
+  for (DomainId old = 0; old < domains_.size(); ++old) {
+    const PendingDomain& pd = domains_[old];
+    Domain& d = t.domains_[renamed[old]];
+    d.name = pd.name;
+    d.hostname = pd.hostname;
+    d.parent = pd.parent == kNone ? kNone : renamed[pd.parent];
+    d.level = pd.level;
+    d.labels = pd.labels;
+    d.origin = pd.origin;
+    d.child_count = static_cast<std::uint32_t>(pd.children.size());
+    d.first_child = pd.children.empty() ? kNone : renamed[pd.children.front()];
+  }
+
+  t.devices_ = std::move(devices_);
+  for (Device& dev : t.devices_) dev.domain = renamed[dev.domain];
+
+  // Accelerators in hierarchy order; each domain's range follows from a
+  // depth-first walk over the renumbered tree.
+  std::vector<std::vector<DeviceId>> per_node;
+  std::vector<std::uint32_t> node_slot(t.domains_.size(), kNone);
+  for (DeviceId id = 0; id < t.devices_.size(); ++id) {
+    const Device& dev = t.devices_[id];
+    if (!is_accelerator(dev.kind)) continue;
+    if (node_slot[dev.domain] == kNone) {
+      node_slot[dev.domain] = static_cast<std::uint32_t>(per_node.size());
+      per_node.emplace_back();
+    }
+    per_node[node_slot[dev.domain]].push_back(id);
+  }
+  t.accel_index_.assign(t.devices_.size(), kNone);
+  std::vector<std::pair<DomainId, bool>> walk{{0, false}};
+  while (!walk.empty()) {
+    auto [d, done] = walk.back();
+    walk.pop_back();
+    Domain& dom = t.domains_[d];
+    if (done) {
+      dom.accel_end = static_cast<std::uint32_t>(t.accelerators_.size());
+      continue;
+    }
+    dom.accel_begin = static_cast<std::uint32_t>(t.accelerators_.size());
+    if (node_slot[d] != kNone)
+      for (DeviceId id : per_node[node_slot[d]]) {
+        t.accel_index_[id] = static_cast<std::uint32_t>(t.accelerators_.size());
+        t.accelerators_.push_back(id);
+      }
+    walk.emplace_back(d, true);
+    for (std::uint32_t c = dom.child_count; c-- > 0;) walk.emplace_back(dom.first_child + c, false);
+  }
+
+  t.links_ = std::move(links_);
+  t.link_types_ = std::move(link_types_);
+  t.adjacency_begin_.assign(t.devices_.size() + 1, 0);
+  for (const Link& link : t.links_) {
+    ++t.adjacency_begin_[link.a + 1];
+    ++t.adjacency_begin_[link.b + 1];
+  }
+  for (std::size_t i = 1; i < t.adjacency_begin_.size(); ++i) t.adjacency_begin_[i] += t.adjacency_begin_[i - 1];
+  t.adjacency_.resize(t.adjacency_begin_.back());
+  std::vector<std::uint32_t> fill(t.adjacency_begin_.begin(), t.adjacency_begin_.end() - 1);
+  for (LinkId id = 0; id < t.links_.size(); ++id) {
+    t.adjacency_[fill[t.links_[id].a]++] = id;
+    t.adjacency_[fill[t.links_[id].b]++] = id;
+  }
+
+  t.strings_ = std::move(strings_);
+  t.labels_ = std::move(labels_);
+  t.origins_ = std::move(origins_);
+  return t;
+}
+
+}  // namespace topoplan
