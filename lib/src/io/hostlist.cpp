@@ -212,6 +212,20 @@ bool NamePattern::parse(std::string_view pattern, std::string& error) {
     return false;
   }
   alternatives_ = std::move(e.names);
+  shapes_.clear();
+  for (std::string& alt : alternatives_) {
+    std::size_t wild = alt.find_first_of("*?");
+    if (alt == "*")
+      shapes_.push_back(Shape::any);
+    else if (wild == std::string::npos)
+      shapes_.push_back(Shape::literal);
+    else if (wild == alt.size() - 1 && alt.back() == '*') {
+      shapes_.push_back(Shape::prefix);
+      alt.pop_back();
+    } else {
+      shapes_.push_back(Shape::glob);
+    }
+  }
   return true;
 }
 
@@ -244,13 +258,24 @@ bool glob(std::string_view p, std::string_view s) {
 }  // namespace
 
 bool NamePattern::matches(std::string_view name) const {
-  for (const std::string& alt : alternatives_)
-    if (glob(alt, name)) return true;
+  for (std::size_t i = 0; i < alternatives_.size(); ++i) {
+    const std::string& alt = alternatives_[i];
+    switch (shapes_[i]) {
+      case Shape::any: return true;
+      case Shape::literal:
+        if (name == alt) return true;
+        break;
+      case Shape::prefix:
+        if (name.substr(0, alt.size()) == alt) return true;
+        break;
+      case Shape::glob:
+        if (glob(alt, name)) return true;
+        break;
+    }
+  }
   return false;
 }
 
-bool NamePattern::is_literal() const {
-  return alternatives_.size() == 1 && alternatives_[0].find_first_of("*?") == std::string::npos;
-}
+bool NamePattern::is_literal() const { return alternatives_.size() == 1 && shapes_[0] == Shape::literal; }
 
 }  // namespace topoplan

@@ -69,6 +69,7 @@ struct ChildRule {
   std::size_t block = 0;
   Text count;
   Text name;
+  std::optional<Text> names;  // an explicit hostlist instead of count + name
   std::optional<GroupRule> group;
   std::uint32_t origin = 0;
 };
@@ -329,7 +330,7 @@ void SpecReader::read_link(const YAML::Node& node, const Block& block, const Spe
 
 void SpecReader::read_child(const YAML::Node& node, const Spec& spec, std::vector<ChildRule>& out) {
   yaml::MapReader m(node, file_, sink_, "a child rule");
-  m.allow({"block", "count", "name", "group"});
+  m.allow({"block", "count", "name", "names", "group"});
   if (!m.ok()) return;
   auto block = text(m, "block", true);
   if (!block) return;
@@ -337,6 +338,9 @@ void SpecReader::read_child(const YAML::Node& node, const Spec& spec, std::vecto
   rule.origin = origin(m.where());
   rule.count = text(m, "count").value_or(Text{"1", m.where()});
   rule.name = text(m, "name").value_or(Text{block->value + "{i}", m.where()});
+  rule.names = text(m, "names");
+  if (rule.names && (m.has("count") || m.has("name")))
+    sink_.error(rule.names->where, "give either 'names' (a list) or 'count' and 'name', not both");
   std::optional<Text> group_block;
   if (m.has("group")) {
     yaml::MapReader g(m.get("group"), file_, sink_, "a group");
@@ -642,16 +646,26 @@ class Instantiator {
     return *value;
   }
 
+  static bool is_fixed(const Text& t) { return t.value.find_first_of("{}") == std::string::npos; }
+
   const std::vector<std::string>& expand_names(const Text& t) {
+    // A fixed list is expanded once per rule; a templated one once per result.
+    if (is_fixed(t))
+      if (auto it = fixed_names_.find(&t); it != fixed_names_.end()) return *it->second;
     std::string list = expand(t);
     auto it = name_cache_.find(list);
-    if (it != name_cache_.end()) return it->second;
+    if (it != name_cache_.end()) {
+      if (is_fixed(t)) fixed_names_.emplace(&t, &it->second);
+      return it->second;
+    }
     HostlistExpansion e = expand_hostlist(list, TopologyLimits::max_devices);
     if (!e.ok()) fail(t.where, fmt::format("in name list '{}': {}", list, e.error));
     for (const std::string& n : e.names)
       if (std::string problem = name_problem(n); !problem.empty())
         fail(t.where, fmt::format("name '{}' {}", n, problem));
-    return name_cache_.emplace(list, std::move(e.names)).first->second;
+    const std::vector<std::string>& names = name_cache_.emplace(list, std::move(e.names)).first->second;
+    if (is_fixed(t)) fixed_names_.emplace(&t, &names);
+    return names;
   }
 
   void check_size(const SourceLocation& where) {
@@ -675,8 +689,11 @@ class Instantiator {
     if (std::string problem = name_problem(name); !problem.empty())
       fail(name_template.where, fmt::format("domain name '{}' {}", name, problem));
     DomainId d = b_.add_domain(parent, name, origin);
-    scope_.set(spec_.levels[level], name);
-    scope_.set(spec_.levels[level] + "_g", g);
+    const std::string& level_name = spec_.levels[level];
+    scope_.set(level_name, name);
+    scope_.set(level_name + "_i", i);
+    scope_.set(level_name + "_j", j);
+    scope_.set(level_name + "_g", g);
     devices_of_.emplace_back();
     paths_.push_back(paths_[parent].empty() ? name : paths_[parent] + "/" + name);
     return d;
@@ -700,11 +717,20 @@ class Instantiator {
     long long j = 0;
     for (const ChildRule& rule : block.children) {
       const Block& child = spec_.blocks[rule.block];
-      long long count = expand_int(rule.count, 0, static_cast<long long>(TopologyLimits::max_domains), "count");
+      // An explicit list names the children; {name} in the template is each.
+      const std::vector<std::string>* listed = rule.names ? &expand_names(*rule.names) : nullptr;
+      long long count = listed ? static_cast<long long>(listed->size())
+                               : expand_int(rule.count, 0, static_cast<long long>(TopologyLimits::max_domains), "count");
+      const Text listed_name{"{name}", rule.names ? rule.names->where : SourceLocation{}};
+      const Text& name_template = listed ? listed_name : rule.name;
+      auto set_listed = [&](long long k) {
+        if (listed) scope_.set("name", (*listed)[static_cast<std::size_t>(k)]);
+      };
       if (!rule.group) {
         for (long long k = 0; k < count; ++k) {
           std::size_t mark = scope_.size();
-          DomainId c = make_domain(d, rule.name, k, j++, rule.origin);
+          set_listed(k);
+          DomainId c = make_domain(d, name_template, k, j++, rule.origin);
           instantiate(child, c);
           scope_.truncate(mark);
         }
@@ -719,7 +745,8 @@ class Instantiator {
         add_devices(group, gd);
         for (long long k = gi * size; k < std::min(count, (gi + 1) * size); ++k) {
           std::size_t mark = scope_.size();
-          DomainId c = make_domain(gd, rule.name, k, k - gi * size, rule.origin);
+          set_listed(k);
+          DomainId c = make_domain(gd, name_template, k, k - gi * size, rule.origin);
           instantiate(child, c);
           scope_.truncate(mark);
         }
@@ -779,8 +806,14 @@ class Instantiator {
   // Devices below `base` matching a relative pattern like `tray*/gpu*`, in
   // hierarchy order.
   std::vector<DeviceId> resolve(const Text& t, DomainId base) {
-    std::string pattern = expand(t);
-    const std::vector<NamePattern>& segments = compile(t, pattern);
+    const std::vector<NamePattern>* compiled = nullptr;
+    if (auto it = fixed_patterns_.find(&t); it != fixed_patterns_.end()) compiled = it->second;
+    std::string pattern = compiled ? t.value : expand(t);
+    if (!compiled) {
+      compiled = &compile(t, pattern);
+      if (is_fixed(t)) fixed_patterns_.emplace(&t, compiled);
+    }
+    const std::vector<NamePattern>& segments = *compiled;
     std::vector<DomainId> current{base};
     std::vector<DomainId> next;
     for (std::size_t s = 0; s + 1 < segments.size(); ++s) {
@@ -895,6 +928,10 @@ class Instantiator {
   std::vector<std::string> paths_;
   std::unordered_map<std::string, std::vector<std::string>> name_cache_;
   std::unordered_map<std::string, std::vector<NamePattern>> pattern_cache_;
+  // Rules whose text has no template resolve the same everywhere (the maps
+  // above never move their values, so the pointers stay valid).
+  std::unordered_map<const Text*, const std::vector<std::string>*> fixed_names_;
+  std::unordered_map<const Text*, const std::vector<NamePattern>*> fixed_patterns_;
 };
 
 void Instantiator::apply_overrides() {

@@ -93,16 +93,22 @@ std::vector<Diagnostic> validate_topology(const Topology& topology) {
            fmt::format("the fabric falls apart into {} parts: '{}' cannot reach '{}'", components_with_accelerators,
                        topology.device_name(first_stranded), topology.device_name(first_accelerator)));
 
-  // Within an island every accelerator should have the same scale-up bandwidth;
-  // fewer links usually means a typo in a link rule (or a failed link).
+  // Within an island every accelerator should have the same bandwidth into
+  // its switched fabric and to its node peers; fewer links usually means a
+  // typo in a link rule (or a failed link). Direct links that leave the node
+  // (dragonfly global links) are spread unevenly by design and not compared.
   ScaleUpIslands islands = find_scale_up_islands(topology);
   auto accels = topology.accelerators();
   std::vector<double> bw(accels.size(), 0);
-  for (std::size_t i = 0; i < accels.size(); ++i)
+  for (std::size_t i = 0; i < accels.size(); ++i) {
+    DomainId node = topology.device(accels[i]).domain;
     for (LinkId id : topology.links_of(accels[i])) {
       const Link& link = topology.link(id);
-      if (is_scale_up(topology.link_type(link).family)) bw[i] += link.total_bandwidth();
+      const Device& peer = topology.device(link.other(accels[i]));
+      bool local = peer.kind == DeviceKind::nvswitch || peer.domain == node;
+      if (local && is_scale_up(topology.link_type(link).family)) bw[i] += link.total_bandwidth();
     }
+  }
   std::vector<double> best(islands.size.size(), 0);
   for (std::size_t i = 0; i < accels.size(); ++i)
     if (islands.island_of[i] != kNone) best[islands.island_of[i]] = std::max(best[islands.island_of[i]], bw[i]);

@@ -40,8 +40,11 @@ class NamePattern {
   const std::string& text() const { return text_; }
 
  private:
+  // How an alternative matches, so that the common shapes skip the glob.
+  enum class Shape : unsigned char { any, literal, prefix, glob };
   std::string text_;
   std::vector<std::string> alternatives_;  // bracket groups expanded
+  std::vector<Shape> shapes_;
 };
 
 }  // namespace topoplan
