@@ -1,0 +1,85 @@
+// The samples that re-express NVIDIA Topograph's test models in our format
+// must describe the same switches, NVLink blocks, hostnames and labels as the
+// originals (tests/data/topograph, read here with yaml-cpp).
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "topoplan/io/hostlist.hpp"
+#include "topoplan/io/topology_yaml.hpp"
+#include "topoplan/model/fabric.hpp"
+#include "topoplan/model/topology_validation.hpp"
+
+using namespace topoplan;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// NVLink domain label -> hostnames, from a Topograph model's `blocks`.
+std::map<std::string, std::set<std::string>> topograph_blocks(const std::string& path) {
+  std::map<std::string, std::set<std::string>> out;
+  YAML::Node model = YAML::LoadFile(path);
+  for (const YAML::Node& block : model["blocks"]) {
+    std::string domain = block["annotations"]["accelerator.topology.test/domain"].as<std::string>();
+    for (const YAML::Node& list : block["nodes"])
+      for (const std::string& host : expand_hostlist(list.as<std::string>()).names) out[domain].insert(host);
+  }
+  return out;
+}
+
+// The same, from our topology: the label of each node's NVLink-block ancestor.
+std::map<std::string, std::set<std::string>> our_blocks(const Topology& t, LevelIndex block_level) {
+  std::map<std::string, std::set<std::string>> out;
+  auto [first, last] = t.domains_at(t.host_level());
+  for (DomainId node = first; node < last; ++node) {
+    const Domain& block = t.domain(t.ancestor(node, block_level));
+    for (const auto& [key, value] : t.labels(block.labels))
+      if (key == "accelerator.topology.test/domain") out[value].insert(std::string(t.hostname(node)));
+  }
+  return out;
+}
+
+void check_sample(const std::string& sample, const std::string& original, const std::string& block_level) {
+  Topology t = parse_topology_yaml(slurp(std::string(TOPOPLAN_SOURCE_DIR) + "/samples/" + sample), sample);
+  CHECK(validate_topology(t).empty());
+  auto expected = topograph_blocks(std::string(TOPOPLAN_SOURCE_DIR) + "/tests/data/topograph/" + original);
+  auto level = t.find_level(block_level);
+  REQUIRE(level);
+  CHECK(our_blocks(t, *level) == expected);
+  // Each Topograph block is one NVLink island of our topology.
+  ScaleUpIslands islands = find_scale_up_islands(t);
+  CHECK(islands.size.size() == expected.size());
+  CHECK(islands.level == *level);
+  CHECK(islands.level_is_island);
+}
+
+}  // namespace
+
+TEST_CASE("samples/topograph-nvl72.yaml matches Topograph's nvl72 model") {
+  check_sample("topograph-nvl72.yaml", "nvl72.yaml", "leaf");
+  // The switch tree: core over 2 spines over 2 leaves each, as in the model.
+  Topology t = parse_topology_yaml(slurp(std::string(TOPOPLAN_SOURCE_DIR) + "/samples/topograph-nvl72.yaml"), "s");
+  YAML::Node model = YAML::LoadFile(std::string(TOPOPLAN_SOURCE_DIR) + "/tests/data/topograph/nvl72.yaml");
+  CHECK(t.domain_count_at(1) == model["switches"]["core"]["switches"].size());
+  std::size_t leaves = 0;
+  for (const auto& sw : model["switches"])
+    if (sw.first.as<std::string>() != "core") leaves += sw.second["switches"].size();
+  CHECK(t.domain_count_at(2) == leaves);
+  const Domain& spine = t.domain(t.domains_at(1).first);
+  CHECK(t.labels(spine.labels) == Labels{{"topology.kubernetes.io/zone", "zone1"}});
+}
+
+TEST_CASE("samples/topograph-small-tree.yaml matches Topograph's small-tree model") {
+  check_sample("topograph-small-tree.yaml", "small-tree.yaml", "leaf");
+}
