@@ -7,6 +7,10 @@ namespace {
 constexpr Command kCommands[] = {
     {"topology", "list, show and validate topologies", setup_topology},
     {"render", "draw a topology as DOT, SVG or PNG", setup_render},
+    {"plan", "place jobs on a topology", setup_plan},
+    {"evaluate", "price and check a given plan", setup_evaluate},
+    {"compare", "plan the same jobs with several policies side by side", setup_compare},
+    {"check", "CI gate: exit 0 when every job places and every constraint holds", setup_check},
 };
 
 }  // namespace

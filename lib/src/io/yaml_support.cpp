@@ -115,6 +115,10 @@ MapReader::MapReader(const YAML::Node& node, const std::string& file, Diagnostic
 }
 
 void MapReader::allow(std::initializer_list<std::string_view> known) {
+  allow(std::vector<std::string_view>(known.begin(), known.end()));
+}
+
+void MapReader::allow(const std::vector<std::string_view>& known) {
   if (!ok_) return;
   std::vector<std::string> names(known.begin(), known.end());
   for (const auto& entry : node_) {

@@ -31,6 +31,7 @@ class MapReader {
   MapReader(const YAML::Node& node, const std::string& file, DiagnosticSink& sink, std::string_view what);
   /// Reports every key not in `known`; call once after construction.
   void allow(std::initializer_list<std::string_view> known);
+  void allow(const std::vector<std::string_view>& known);
 
   bool ok() const { return ok_; }
   bool has(std::string_view key) const;

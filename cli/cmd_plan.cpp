@@ -1,0 +1,208 @@
+// topoplan plan | evaluate | compare | check
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "cli_support.hpp"
+#include "command.hpp"
+#include "topoplan/placement/comparison.hpp"
+#include "topoplan/placement/jobs_yaml.hpp"
+#include "topoplan/placement/plan_io.hpp"
+#include "topoplan/placement/planner.hpp"
+#include "topoplan/support/json_writer.hpp"
+
+namespace topoplan::cli {
+
+namespace {
+
+enum class PlanFormat { text, json, yaml };
+
+struct PlanCommandOptions {
+  std::string topology;
+  std::vector<std::string> jobs;
+  std::string plan;
+  std::string policy = "topo";
+  std::string policies = "topo,kueue,slurm,naive";
+  std::string occupied;
+  std::string output;
+  PlanFormat format = PlanFormat::text;
+};
+
+void add_plan_format(CLI::App& command, PlanFormat& format) {
+  command.add_option("--format", format, "output format: text (default), json or yaml")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, PlanFormat>{{"text", PlanFormat::text}, {"json", PlanFormat::json}, {"yaml", PlanFormat::yaml}}))
+      ->option_text("text|json|yaml");
+}
+
+std::vector<Job> load_jobs(const std::vector<std::string>& paths) {
+  std::vector<Job> all;
+  DiagnosticSink sink;
+  for (const std::string& path : paths) {
+    try {
+      for (Job& job : parse_jobs_yaml(read_input(path), path)) all.push_back(std::move(job));
+    } catch (const InputError& e) {
+      for (const Diagnostic& d : e.diagnostics()) sink.error(d.where, d.message);
+    }
+  }
+  sink.throw_if_any();
+  return all;
+}
+
+std::string render_plan(const Topology& topology, const Plan& plan, PlanFormat format) {
+  std::ostringstream out;
+  if (format == PlanFormat::json)
+    write_plan_json(out, topology, plan);
+  else if (format == PlanFormat::yaml)
+    write_plan_yaml(out, topology, plan);
+  else
+    write_plan_text(out, topology, plan);
+  return out.str();
+}
+
+// -o FILE: the extension picks JSON or YAML; stdout still gets the table.
+int emit(const Topology& topology, const Plan& plan, const PlanCommandOptions& o) {
+  if (!o.output.empty()) {
+    bool json = o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".json";
+    write_file_atomically(o.output, render_plan(topology, plan, json ? PlanFormat::json : PlanFormat::yaml));
+  }
+  std::cout << render_plan(topology, plan, o.format);
+  return kSuccess;
+}
+
+int run_plan(const PlanCommandOptions& o) {
+  Topology topology = load_topology_argument(o.topology);
+  std::vector<Job> jobs = load_jobs(o.jobs);
+  PlanOptions options;
+  options.policy = o.policy;
+  options.topology_name = o.topology;
+  options.pricer = pricer_for(topology);
+  Plan occupied;
+  if (!o.occupied.empty()) {
+    occupied = parse_plan_yaml(read_input(o.occupied), o.occupied, topology);
+    options.occupied = &occupied;
+  }
+  Plan plan = plan_jobs(topology, std::move(jobs), options);
+  return emit(topology, plan, o);
+}
+
+int run_evaluate(const PlanCommandOptions& o) {
+  Topology topology = load_topology_argument(o.topology);
+  Plan plan = parse_plan_yaml(read_input(o.plan), o.plan, topology);
+  price_plan(topology, plan, pricer_for(topology));
+  std::cout << render_plan(topology, plan, o.format);
+  return kSuccess;
+}
+
+std::vector<std::string> split_policies(const std::string& list) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = list.find(',', start);
+    std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+int run_compare(const PlanCommandOptions& o) {
+  Topology topology = load_topology_argument(o.topology);
+  std::vector<Job> jobs = load_jobs(o.jobs);
+  std::vector<std::string> policies = split_policies(o.policies);
+  if (policies.empty()) throw InputError({}, "--policies needs at least one policy");
+  PlanOptions options;
+  options.topology_name = o.topology;
+  options.pricer = pricer_for(topology);
+  Comparison c = compare_policies(topology, jobs, policies, options);
+  if (o.format == PlanFormat::json)
+    write_comparison_json(std::cout, topology, c);
+  else
+    write_comparison_text(std::cout, topology, c);
+  return kSuccess;
+}
+
+int run_check(const PlanCommandOptions& o) {
+  Topology topology = load_topology_argument(o.topology);
+  std::vector<Job> jobs = load_jobs(o.jobs);
+  PlanOptions options;
+  options.policy = o.policy;
+  options.topology_name = o.topology;
+  options.pricer = pricer_for(topology);
+  Plan plan = plan_jobs(topology, jobs, options);
+  std::vector<Diagnostic> problems;
+  for (std::size_t j = 0; j < plan.jobs.size(); ++j)
+    for (const std::string& problem : check_placement(topology, plan, j))
+      problems.push_back({plan.jobs[j].where, fmt::format("job '{}': {}", plan.jobs[j].name, problem)});
+  if (o.format == PlanFormat::json) {
+    JsonWriter j(std::cout);
+    j.begin_object().field("ok", problems.empty()).field("jobs", plan.jobs.size()).field("placed", plan.summary.placed);
+    j.key("problems").begin_array();
+    for (const Diagnostic& d : problems)
+      j.begin_object().field("file", d.where.file).field("line", d.where.line).field("column", d.where.column).field(
+          "message", d.message).end_object();
+    j.end_array().end_object();
+  } else {
+    for (const Diagnostic& d : problems) fmt::print(std::cout, "{}\n", d.str());
+    fmt::print(std::cout, "{}: {} of {} jobs placed, {} problem{}\n", problems.empty() ? "ok" : "FAIL",
+               plan.summary.placed, plan.jobs.size(), problems.size(), problems.size() == 1 ? "" : "s");
+  }
+  return problems.empty() ? kSuccess : kNegative;
+}
+
+void add_topology(CLI::App& command, PlanCommandOptions& o) {
+  command.add_option("TOPO", o.topology, "built-in name (with :key=value parameters) or topology file")->required();
+}
+
+}  // namespace
+
+Action setup_plan(CLI::App& command) {
+  auto o = std::make_shared<PlanCommandOptions>();
+  add_topology(command, *o);
+  command.add_option("JOBS", o->jobs, "job manifests (see topoplan-jobs(5)); '-' reads stdin")->required();
+  command.add_option("--policy", o->policy, "placement policy: topo (default), kueue, slurm, naive");
+  command.add_option("--occupied", o->occupied, "a plan whose accelerators are already taken");
+  command.add_option("-o,--output", o->output, "also write the plan to FILE (.json for JSON, else YAML)");
+  add_plan_format(command, o->format);
+  command.footer(
+      "Jobs are placed by priority (higher first), then in file order. A job that does\n"
+      "not fit is listed with the reason and, where one exists, what would work.\n\n"
+      "Example:\n  topoplan plan gb200-nvl72:racks=4 samples/jobs-nvl72.yaml -o plan.yaml");
+  return [o]() { return run_plan(*o); };
+}
+
+Action setup_evaluate(CLI::App& command) {
+  auto o = std::make_shared<PlanCommandOptions>();
+  add_topology(command, *o);
+  command.add_option("PLAN", o->plan, "a plan: from 'topoplan plan -o', by hand, or from another scheduler")
+      ->required();
+  add_plan_format(command, o->format);
+  command.footer("Plan entries name devices (HOST/gpuK, hostlists allowed) or whole nodes; see topoplan-jobs(5).");
+  return [o]() { return run_evaluate(*o); };
+}
+
+Action setup_compare(CLI::App& command) {
+  auto o = std::make_shared<PlanCommandOptions>();
+  add_topology(command, *o);
+  command.add_option("JOBS", o->jobs, "job manifests")->required();
+  command.add_option("--policies", o->policies, "comma-separated policies (default topo,kueue,slurm,naive)");
+  add_plan_format(command, o->format);
+  return [o]() { return run_compare(*o); };
+}
+
+Action setup_check(CLI::App& command) {
+  auto o = std::make_shared<PlanCommandOptions>();
+  add_topology(command, *o);
+  command.add_option("JOBS", o->jobs, "job manifests to gate")->required();
+  command.add_option("--policy", o->policy, "placement policy (default topo)");
+  add_plan_format(command, o->format);
+  command.footer("Exit status: 0 when every job places and every constraint holds, 1 otherwise\n"
+                 "(one line per problem), 2 for unreadable input.");
+  return [o]() { return run_check(*o); };
+}
+
+}  // namespace topoplan::cli

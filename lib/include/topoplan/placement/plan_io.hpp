@@ -1,0 +1,26 @@
+// Plans on paper: a text table for people, JSON and YAML for machines, and a
+// reader for plans written by topoplan, by hand, or converted from another
+// scheduler (`evaluate`, `--occupied`). Documented in topoplan-jobs(5).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "topoplan/model/topology.hpp"
+#include "topoplan/placement/planner.hpp"
+
+namespace topoplan {
+
+void write_plan_text(std::ostream& out, const Topology& topology, const Plan& plan);
+void write_plan_json(std::ostream& out, const Topology& topology, const Plan& plan);
+void write_plan_yaml(std::ostream& out, const Topology& topology, const Plan& plan);
+
+/// Reads a plan (YAML or JSON). Each entry names its devices (a list or a
+/// hostlist of device names), whole nodes (`nodes`), or replicas (a list of
+/// such lists); the job's own keys (gpus, parallelism, required, ...) may sit
+/// beside them or under `job:`. Unknown devices, nodes and keys are errors
+/// with line and column.
+Plan parse_plan_yaml(std::string_view text, const std::string& file, const Topology& topology);
+
+}  // namespace topoplan

@@ -1,0 +1,102 @@
+// The planner: places a queue of jobs (priority, then file order) onto a
+// topology with one policy, on top of an optional existing occupancy, with gang
+// semantics (all replicas or none), spreading, tenant isolation and pricing.
+// Jobs that do not fit get a reason and, where one exists, what would work.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "topoplan/placement/job.hpp"
+#include "topoplan/placement/policy.hpp"
+
+namespace topoplan {
+
+struct JobPlacement {
+  bool placed = false;
+  bool occupied = false;   // came from --occupied: not planned, only accounted
+  /// Devices of each replica in rank order (one entry for training jobs).
+  std::vector<std::vector<DeviceId>> replicas;
+  std::string reason;      // why it was not placed
+  std::string suggestion;  // what would work instead, or ""
+  /// Communication seconds per step (training) or per request (inference) on
+  /// this placement with the links to itself; the slowest replica. < 0 when
+  /// no pricer was given.
+  double step_seconds = -1;
+  /// The same with the plan's other jobs sharing links. < 0 when unpriced.
+  double shared_step_seconds = -1;
+
+  std::size_t device_count() const {
+    std::size_t n = 0;
+    for (const auto& r : replicas) n += r.size();
+    return n;
+  }
+};
+
+struct LevelFree {
+  std::string level;
+  std::uint32_t largest_free = 0;  // most free accelerators in one domain of the level
+  std::uint32_t free_domains = 0;  // domains of the level with every usable accelerator free
+};
+
+struct PlanSummary {
+  std::size_t jobs = 0;
+  std::size_t placed = 0;
+  std::size_t unplaced = 0;
+  std::uint64_t accelerators = 0;       // in the topology
+  std::uint64_t accelerators_used = 0;  // by this plan's jobs
+  std::uint64_t accelerators_occupied = 0;  // by --occupied
+  std::uint64_t accelerators_free = 0;
+  std::uint64_t accelerators_unavailable = 0;  // down or draining
+  double step_seconds_total = 0;        // sum over placed, priced jobs (shared)
+  std::vector<LevelFree> levels;        // coarsest first
+};
+
+/// A plan: jobs in file order and where each went.
+struct Plan {
+  std::string topology;  // as given on the command line
+  std::string policy;
+  std::vector<Job> jobs;
+  std::vector<JobPlacement> placements;  // placements[i] is jobs[i]'s
+  PlanSummary summary;
+};
+
+/// Prices several placed jobs at once, with their traffic sharing links.
+class PlanPricer : public PlacementPricer {
+ public:
+  /// Seconds per step of each job, given all of them; entries of unplaced
+  /// jobs are ignored. Default: each job alone.
+  virtual std::vector<double> shared_step_seconds(const std::vector<const Job*>& jobs,
+                                                  const std::vector<std::vector<DeviceId>>& ranks) const;
+};
+
+struct PlanOptions {
+  std::string policy = "topo";
+  std::string topology_name;         // recorded in the plan
+  const PlanPricer* pricer = nullptr;
+  const Plan* occupied = nullptr;    // accelerators already taken
+};
+
+/// Places `jobs` and returns the plan. Throws InputError for inputs that
+/// cannot be planned at all (a level the topology does not have, a whole-node
+/// job whose parallelism does not match the node size).
+Plan plan_jobs(const Topology& topology, std::vector<Job> jobs, const PlanOptions& options);
+
+/// Fills in summary, costs (alone and shared) and checks for a plan whose
+/// placements were set by hand or by another tool (`evaluate`).
+void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer);
+
+/// Nodes (hostnames) and domains per level a set of devices spans, in
+/// hierarchy order; level 0 (the root) is left out.
+struct Span {
+  std::vector<DomainId> nodes;
+  std::vector<std::vector<DomainId>> domains;  // per level index; [0] empty
+};
+Span span_of(const Topology& topology, const std::vector<std::vector<DeviceId>>& replicas);
+
+/// Constraint violations of a placement (required, spread, model, tenant,
+/// exclusivity, duplicates), one message each; empty when it honours its job.
+std::vector<std::string> check_placement(const Topology& topology, const Plan& plan, std::size_t job);
+
+}  // namespace topoplan

@@ -1,0 +1,90 @@
+// Placement policies: given what is free, choose the accelerators for one
+// group (a training job, or one replica of a service). The planner
+// (planner.hpp) runs the queue, gang semantics, spreading and pricing around
+// them, the same for every policy, so policies differ only in their choice.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "topoplan/placement/job.hpp"
+#include "topoplan/placement/occupancy.hpp"
+
+namespace topoplan {
+
+/// Free capacity as one placement sees it: the occupancy, optionally narrowed
+/// by the job's constraints (accelerator model, tenant, excluded domains), and
+/// counted in accelerators or in whole free nodes.
+class CapacityView {
+ public:
+  CapacityView(const Occupancy& occupancy, bool whole_nodes);
+
+  const Topology& topology() const { return occupancy_->topology(); }
+  const Occupancy& occupancy() const { return *occupancy_; }
+  bool whole_nodes() const { return whole_nodes_; }
+
+  /// Keeps only accelerators for which `usable` holds (and that are free).
+  void restrict(const std::function<bool(std::uint32_t accel)>& usable);
+  /// Makes a whole domain unusable (e.g. one already holding a replica).
+  void exclude(DomainId domain);
+
+  /// Usable units in a domain: accelerators, or whole nodes.
+  std::uint32_t count(DomainId domain) const;
+  /// Usable accelerators in a domain (whatever the unit).
+  std::uint32_t accelerators(DomainId domain) const;
+  bool usable(std::uint32_t accel) const;
+  /// Whether every accelerator of `node` is usable.
+  bool node_free(DomainId node) const { return accelerators(node) == topology().domain(node).accelerator_count(); }
+
+ private:
+  void recount();
+
+  const Occupancy* occupancy_;
+  bool whole_nodes_;
+  bool filtered_ = false;
+  std::vector<std::uint8_t> usable_;       // per accelerator, when filtered
+  std::vector<std::uint32_t> free_;        // per domain, when filtered
+  std::vector<std::uint32_t> free_nodes_;  // per domain, when filtered
+};
+
+/// Prices a candidate placement: seconds of communication per step for `job`
+/// on `ranks` (device ids in rank order). Implemented over the cost model.
+class PlacementPricer {
+ public:
+  virtual ~PlacementPricer() = default;
+  virtual double step_seconds(const Job& job, std::span<const DeviceId> ranks) const = 0;
+};
+
+/// One group to place.
+struct PlaceRequest {
+  std::uint32_t units = 0;                  // accelerators, or nodes when the view counts nodes
+  std::uint32_t granule = 1;                // keep runs of this many accelerators in one node (TP groups)
+  std::optional<LevelIndex> required;       // all in one domain of this level
+  std::optional<LevelIndex> preferred;      // as few domains of this level as possible
+  const Job* job = nullptr;                 // for pricing; may be null
+  const PlacementPricer* pricer = nullptr;  // may be null
+};
+
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+  virtual std::string_view name() const = 0;
+  /// Accelerator indices (into Topology::accelerators()) in rank order, or an
+  /// empty vector when the request does not fit. Must be deterministic.
+  virtual std::vector<std::uint32_t> place(const CapacityView& view, const PlaceRequest& request) const = 0;
+};
+
+/// The policies by name: topo (default), kueue, slurm, naive. `island_level`
+/// is the level of the topology's scale-up islands. Throws InputError (with
+/// the list and a suggestion) for an unknown name.
+std::unique_ptr<PlacementPolicy> make_policy(std::string_view name, const Topology& topology,
+                                             LevelIndex island_level);
+std::vector<std::string> policy_names();
+
+}  // namespace topoplan

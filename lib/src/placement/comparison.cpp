@@ -1,0 +1,106 @@
+#include "topoplan/placement/comparison.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "topoplan/support/json_writer.hpp"
+
+namespace topoplan {
+
+Comparison compare_policies(const Topology& topology, const std::vector<Job>& jobs,
+                            const std::vector<std::string>& policies, const PlanOptions& options) {
+  Comparison c;
+  for (const std::string& policy : policies) {
+    PlanOptions o = options;
+    o.policy = policy;
+    c.plans.push_back(plan_jobs(topology, jobs, o));
+  }
+  return c;
+}
+
+namespace {
+
+std::string seconds(double s) {
+  if (s < 0) return "-";
+  if (s >= 1) return fmt::format("{:.3f}s", s);
+  if (s >= 1e-3) return fmt::format("{:.2f}ms", s * 1e3);
+  return fmt::format("{:.1f}us", s * 1e6);
+}
+
+// Domains spanned at the scale-up island level and at the host level, e.g. "1/18".
+std::string spans(const Topology& t, const JobPlacement& p) {
+  Span span = span_of(t, p.replicas);
+  std::vector<std::string> parts;
+  for (LevelIndex l = 1; l <= t.host_level(); ++l) parts.push_back(fmt::format("{}", span.domains[l].size()));
+  return fmt::format("{}", fmt::join(parts, "/"));
+}
+
+}  // namespace
+
+void write_comparison_text(std::ostream& out, const Topology& t, const Comparison& c) {
+  if (c.plans.empty()) return;
+  const Plan& first = c.plans.front();
+  std::vector<std::string> level_names;
+  for (LevelIndex l = 1; l <= t.host_level(); ++l) level_names.push_back(t.levels()[l].name);
+  fmt::print(out, "comparison on {} (comm/step with shared links; spans = {})\n\n", first.topology,
+             fmt::join(level_names, "/"));
+  std::size_t width = 5;
+  for (const Job& job : first.jobs) width = std::max(width, job.name.size());
+  fmt::print(out, "{:<{}}", "job", width);
+  for (const Plan& p : c.plans) fmt::print(out, "  {:>22}", p.policy);
+  fmt::print(out, "\n");
+  for (std::size_t j = 0; j < first.jobs.size(); ++j) {
+    fmt::print(out, "{:<{}}", first.jobs[j].name, width);
+    for (const Plan& p : c.plans) {
+      const JobPlacement& jp = p.placements[j];
+      std::string cell = jp.placed ? fmt::format("{} {}", seconds(jp.shared_step_seconds), spans(t, jp)) : "not placed";
+      fmt::print(out, "  {:>22}", cell);
+    }
+    fmt::print(out, "\n");
+  }
+  auto row = [&](std::string_view label, auto value) {
+    fmt::print(out, "{:<{}}", label, width);
+    for (const Plan& p : c.plans) fmt::print(out, "  {:>22}", value(p));
+    fmt::print(out, "\n");
+  };
+  fmt::print(out, "\n");
+  row("total comm/step", [](const Plan& p) { return seconds(p.summary.step_seconds_total); });
+  row("placed", [](const Plan& p) { return fmt::format("{}/{}", p.summary.placed, p.summary.jobs); });
+  for (LevelIndex l = 1; l <= t.host_level(); ++l)
+    row(fmt::format("largest free {}", t.levels()[l].name),
+        [l](const Plan& p) { return fmt::format("{}", p.summary.levels[l].largest_free); });
+}
+
+void write_comparison_json(std::ostream& out, const Topology& t, const Comparison& c) {
+  JsonWriter j(out);
+  j.begin_object();
+  j.field("topology", c.plans.empty() ? t.name() : c.plans.front().topology);
+  j.key("policies").begin_array();
+  for (const Plan& p : c.plans) {
+    j.begin_object().field("policy", p.policy);
+    j.key("jobs").begin_array();
+    for (std::size_t i = 0; i < p.jobs.size(); ++i) {
+      const JobPlacement& jp = p.placements[i];
+      Span span = span_of(t, jp.replicas);
+      j.begin_object().field("name", p.jobs[i].name).field("placed", jp.placed);
+      j.key("shared_step_seconds");
+      if (jp.shared_step_seconds < 0) j.null(); else j.value(jp.shared_step_seconds, 9);
+      j.key("domains_spanned").begin_object();
+      for (LevelIndex l = 1; l <= t.host_level(); ++l) j.field(t.levels()[l].name, span.domains[l].size());
+      j.end_object();
+      if (!jp.placed) j.field("reason", jp.reason);
+      j.end_object();
+    }
+    j.end_array();
+    j.field("placed", p.summary.placed).field("unplaced", p.summary.unplaced);
+    j.field("step_seconds_total", p.summary.step_seconds_total, 9);
+    j.key("largest_free").begin_object();
+    for (std::size_t l = 1; l < p.summary.levels.size(); ++l) j.field(p.summary.levels[l].level, p.summary.levels[l].largest_free);
+    j.end_object();
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+}
+
+}  // namespace topoplan

@@ -1,0 +1,51 @@
+// Reads one job from a YAML node (private to lib/: used by the job manifest
+// and plan readers).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../io/yaml_support.hpp"
+#include "topoplan/placement/job.hpp"
+#include "topoplan/placement/jobs_yaml.hpp"
+
+namespace topoplan {
+
+class JobReader {
+ public:
+  JobReader(const std::string& file, DiagnosticSink& sink) : file_(file), sink_(sink) {}
+
+  /// The job's keys; `extra_keys` are allowed beside them (plan entries).
+  /// With `size_optional`, a job without gpus/nodes/replicas is accepted (its
+  /// size then comes from the devices of a plan entry).
+  std::optional<Job> read(const YAML::Node& node, const std::vector<std::string_view>& extra_keys = {},
+                          bool size_optional = false);
+  static const std::vector<std::string_view>& keys();
+
+ private:
+  std::optional<std::uint32_t> count(yaml::MapReader& m, std::string_view key, long long min, long long max) {
+    auto v = m.integer(key, min, max);
+    if (!v) return std::nullopt;
+    return static_cast<std::uint32_t>(*v);
+  }
+  std::optional<double> bytes(yaml::MapReader& m, std::string_view key) {
+    auto text = m.string(key);
+    if (!text) return std::nullopt;
+    auto v = parse_byte_size(*text);
+    if (!v || *v > 1e18) {
+      sink_.error(m.where(key), fmt::format("'{}' must be a size like 256MiB, 8G or 1048576, not '{}'", key, *text));
+      return std::nullopt;
+    }
+    return v;
+  }
+  void read_parallelism(const YAML::Node& node, Job& job);
+  void read_workload(const YAML::Node& node, Job& job);
+
+  const std::string& file_;
+  DiagnosticSink& sink_;
+};
+
+
+}  // namespace topoplan

@@ -1,0 +1,262 @@
+#include "topoplan/placement/jobs_yaml.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "job_reader.hpp"
+
+namespace topoplan {
+
+namespace {
+
+struct Suffix {
+  std::string_view text;
+  double factor;
+};
+
+std::optional<double> parse_with_suffix(std::string_view text, std::initializer_list<Suffix> suffixes) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  std::size_t end = 0;
+  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.' ||
+                               text[end] == 'e' || text[end] == 'E' || text[end] == '+' || text[end] == '-')) {
+    // An 'e' followed by a letter starts a suffix, not an exponent.
+    if ((text[end] == 'e' || text[end] == 'E') &&
+        (end + 1 >= text.size() || !(std::isdigit(static_cast<unsigned char>(text[end + 1])) ||
+                                     text[end + 1] == '-' || text[end + 1] == '+')))
+      break;
+    ++end;
+  }
+  auto number = yaml::parse_number(text.substr(0, end));
+  if (!number || *number < 0) return std::nullopt;
+  std::string_view unit = text.substr(end);
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  if (unit.empty()) return number;
+  for (const Suffix& s : suffixes)
+    if (unit == s.text) {
+      double v = *number * s.factor;
+      if (!std::isfinite(v)) return std::nullopt;
+      return v;
+    }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> parse_byte_size(std::string_view text) {
+  constexpr double K = 1024.0;
+  return parse_with_suffix(text, {{"B", 1},
+                                  {"K", K},
+                                  {"KiB", K},
+                                  {"M", K * K},
+                                  {"MiB", K * K},
+                                  {"G", K * K * K},
+                                  {"GiB", K * K * K},
+                                  {"T", K * K * K * K},
+                                  {"TiB", K * K * K * K},
+                                  {"KB", 1e3},
+                                  {"MB", 1e6},
+                                  {"GB", 1e9},
+                                  {"TB", 1e12}});
+}
+
+std::optional<double> parse_count(std::string_view text) {
+  return parse_with_suffix(text, {{"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"G", 1e9}, {"T", 1e12}});
+}
+
+void JobReader::read_parallelism(const YAML::Node& node, Job& job) {
+  yaml::MapReader m(node, file_, sink_, "'parallelism'");
+  m.allow({"tp", "pp", "dp", "ep"});
+  if (!m.ok()) return;
+  job.parallelism.tp = count(m, "tp", 1, 1'000'000).value_or(1);
+  job.parallelism.pp = count(m, "pp", 1, 1'000'000).value_or(1);
+  job.parallelism.dp = count(m, "dp", 1, 1'000'000).value_or(1);
+  job.parallelism.ep = count(m, "ep", 1, 1'000'000).value_or(1);
+  if (job.parallelism.ep > job.parallelism.dp * job.parallelism.tp)
+    sink_.error(m.where("ep"), fmt::format("ep {} exceeds the {} ranks it can span (tp x dp)", job.parallelism.ep,
+                                           job.parallelism.dp * job.parallelism.tp));
+}
+
+void JobReader::read_workload(const YAML::Node& node, Job& job) {
+  yaml::MapReader m(node, file_, sink_, "'workload'");
+  m.allow({"parameters", "precision", "gradient_bytes", "tp_bytes", "activation_bytes", "micro_batches",
+           "expert_bytes", "kv_bytes"});
+  if (!m.ok()) return;
+  Workload& w = job.workload;
+  if (auto text = m.string("parameters")) {
+    auto v = parse_count(*text);
+    if (!v || *v > 1e16)
+      sink_.error(m.where("parameters"), fmt::format("'parameters' must be a count like 70B or 8e9, not '{}'", *text));
+    else
+      w.parameters = *v;
+  }
+  if (auto p = m.string("precision")) {
+    static const std::pair<std::string_view, double> kPrecisions[] = {
+        {"fp32", 4}, {"tf32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}, {"int8", 1}, {"fp4", 0.5}};
+    bool found = false;
+    std::vector<std::string> names;
+    for (auto [name, size] : kPrecisions) {
+      names.emplace_back(name);
+      if (*p == name) {
+        w.bytes_per_parameter = size;
+        found = true;
+      }
+    }
+    if (!found) {
+      std::string hint = did_you_mean(*p, names);
+      sink_.error(m.where("precision"), fmt::format("unknown precision '{}'; use {}{}{}", *p, fmt::join(names, ", "),
+                                                    hint.empty() ? "" : "; ", hint));
+    }
+  }
+  w.gradient_bytes = bytes(m, "gradient_bytes").value_or(0);
+  w.tp_bytes = bytes(m, "tp_bytes").value_or(0);
+  w.activation_bytes = bytes(m, "activation_bytes").value_or(0);
+  w.expert_bytes = bytes(m, "expert_bytes").value_or(0);
+  w.kv_bytes = bytes(m, "kv_bytes").value_or(0);
+  w.micro_batches = count(m, "micro_batches", 1, 1'000'000).value_or(0);
+}
+
+const std::vector<std::string_view>& JobReader::keys() {
+  static const std::vector<std::string_view> kKeys = {
+      "name",     "kind",     "gpus",     "lpus",     "accelerators", "nodes",    "replicas",
+      "gpus_per_replica", "lpus_per_replica", "parallelism", "workload", "required", "preferred", "spread",
+      "priority", "tenant",   "model",    "exclusive"};
+  return kKeys;
+}
+
+std::optional<Job> JobReader::read(const YAML::Node& node, const std::vector<std::string_view>& extra_keys,
+                                   bool size_optional) {
+  yaml::MapReader m(node, file_, sink_, "a job");
+  std::vector<std::string_view> allowed = keys();
+  allowed.insert(allowed.end(), extra_keys.begin(), extra_keys.end());
+  m.allow(allowed);
+  if (!m.ok()) return std::nullopt;
+  Job job;
+  job.where = m.where();
+  std::size_t before = sink_.size();
+  if (auto name = m.string("name", true)) job.name = *name;
+  if (job.name.empty() && sink_.size() == before) sink_.error(m.where("name"), "a job needs a non-empty name");
+  if (auto kind = m.string("kind")) {
+    if (*kind == "training")
+      job.kind = JobKind::training;
+    else if (*kind == "inference")
+      job.kind = JobKind::inference;
+    else
+      sink_.error(m.where("kind"), fmt::format("unknown kind '{}'; kinds are training, inference{}", *kind,
+                                               did_you_mean(*kind, {"training", "inference"}).empty()
+                                                   ? ""
+                                                   : "; " + did_you_mean(*kind, {"training", "inference"})));
+  } else if (m.has("replicas")) {
+    job.kind = JobKind::inference;
+  }
+
+  constexpr long long kMaxAccelerators = 100'000'000;
+  std::vector<std::string> sizes;
+  for (std::string_view key : {"gpus", "lpus", "accelerators", "nodes", "gpus_per_replica", "lpus_per_replica"})
+    if (m.has(key)) sizes.emplace_back(key);
+  auto total = std::optional<std::uint32_t>();
+  for (std::string_view key : {"gpus", "lpus", "accelerators"})
+    if (m.has(key)) total = count(m, key, 1, kMaxAccelerators);
+  if (m.has("nodes")) {
+    auto text = m.string("nodes");
+    if (text && !yaml::parse_integer(*text))
+      sink_.error(m.where("nodes"), fmt::format("'nodes' is a number of whole nodes, not '{}'; name nodes of a plan "
+                                                "entry with 'hosts'",
+                                                *text));
+    else
+      job.nodes = count(m, "nodes", 1, kMaxAccelerators).value_or(0);
+  }
+  std::optional<std::uint32_t> per;
+  for (std::string_view key : {"gpus_per_replica", "lpus_per_replica"})
+    if (m.has(key)) per = count(m, key, 1, kMaxAccelerators);
+  job.replicas = count(m, "replicas", 1, 1'000'000).value_or(1);
+
+  std::size_t whole = (m.has("gpus") ? 1u : 0u) + (m.has("lpus") ? 1u : 0u) + (m.has("accelerators") ? 1u : 0u) +
+                      (m.has("nodes") ? 1u : 0u);
+  if (whole + (per ? 1u : 0u) == 0 && sink_.size() == before && !size_optional)
+    sink_.error(m.where(), fmt::format("job '{}' needs a size: gpus, lpus, nodes, or replicas and gpus_per_replica",
+                                       job.name));
+  else if (whole > 1 || (whole == 1 && per && job.nodes))
+    sink_.error(m.where(), fmt::format("job '{}' gives its size twice ({}); give one", job.name, fmt::join(sizes, ", ")));
+  if (per) {
+    job.per_replica = *per;
+    if (total && *total != *per * job.replicas)
+      sink_.error(m.where(), fmt::format("job '{}': {} replicas x {} = {}, not {}", job.name, job.replicas, *per,
+                                         *per * job.replicas, *total));
+  } else if (total) {
+    if (*total % job.replicas != 0)
+      sink_.error(m.where(), fmt::format("job '{}': {} accelerators do not split into {} equal replicas", job.name,
+                                         *total, job.replicas));
+    job.per_replica = *total / job.replicas;
+  }
+  if (job.nodes && job.replicas > 1)
+    sink_.error(m.where("nodes"), "whole-node requests ('nodes') are for training jobs; give services "
+                                  "gpus_per_replica");
+
+  if (m.has("parallelism")) {
+    read_parallelism(m.get("parallelism"), job);
+    std::uint32_t ranks = job.parallelism.ranks();
+    if (job.per_replica && ranks != job.per_replica)
+      sink_.error(m.where("parallelism"),
+                  fmt::format("parallelism tp {} x pp {} x dp {} = {} ranks, but job '{}' asks for {} accelerators{}",
+                              job.parallelism.tp, job.parallelism.pp, job.parallelism.dp, ranks, job.name,
+                              job.per_replica, job.replicas > 1 ? " per replica" : ""));
+  } else if (job.per_replica) {
+    job.parallelism.dp = job.per_replica;
+  }
+  if (m.has("workload")) read_workload(m.get("workload"), job);
+  job.required = m.string("required");
+  job.preferred = m.string("preferred");
+  job.spread = m.string("spread");
+  if (job.spread && job.replicas < 2 && job.kind == JobKind::training)
+    sink_.error(m.where("spread"), "'spread' places replicas apart; this job has one replica");
+  if (auto p = m.integer("priority", -1'000'000'000, 1'000'000'000)) job.priority = *p;
+  job.tenant = m.string("tenant").value_or("");
+  job.accelerator_model = m.string("model").value_or("");
+  if (auto e = m.string("exclusive")) {
+    if (*e == "true" || *e == "node")
+      job.exclusive = true;
+    else if (*e != "false")
+      sink_.error(m.where("exclusive"), fmt::format("'exclusive' is true or false, not '{}'", *e));
+  }
+  if (job.nodes) job.exclusive = true;
+  if (sink_.size() != before) return std::nullopt;
+  return job;
+}
+
+std::vector<Job> parse_jobs_yaml(std::string_view text, const std::string& file) {
+  YAML::Node root = yaml::parse(text, file);
+  DiagnosticSink sink;
+  std::vector<Job> jobs;
+  YAML::Node list = root;
+  if (root.IsMap()) {
+    yaml::MapReader m(root, file, sink, "a job manifest");
+    m.allow({"jobs"});
+    list = m.get("jobs");
+    if (!list.IsDefined()) sink.error(m.where(), "a job manifest needs 'jobs:', a list of jobs");
+  }
+  if (list.IsDefined() && !list.IsSequence()) {
+    sink.error(yaml::where(file, list), "'jobs' must be a list of jobs");
+  } else if (list.IsDefined()) {
+    JobReader reader(file, sink);
+    std::set<std::string> names;
+    for (const YAML::Node& item : list) {
+      auto job = reader.read(item);
+      if (!job) continue;
+      if (!names.insert(job->name).second) {
+        sink.error(job->where, fmt::format("job name '{}' is used twice", job->name));
+        continue;
+      }
+      jobs.push_back(std::move(*job));
+    }
+  }
+  if (list.IsDefined() && list.IsSequence() && list.size() == 0) sink.error(yaml::where(file, list), "no jobs");
+  sink.throw_if_any();
+  return jobs;
+}
+
+}  // namespace topoplan

@@ -1,0 +1,480 @@
+#include "topoplan/placement/plan_io.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "job_reader.hpp"
+#include "topoplan/io/hostlist.hpp"
+#include "topoplan/support/json_writer.hpp"
+
+namespace topoplan {
+
+namespace {
+
+std::string plural(std::size_t n, std::string_view word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : (word.back() == 's' ? "es" : "s"));
+}
+
+// "1 su, 2 racks, 18 nodes": domains spanned per level below the root.
+std::string span_text(const Topology& t, const Span& span) {
+  std::vector<std::string> parts;
+  for (LevelIndex l = 1; l <= t.host_level(); ++l) parts.push_back(plural(span.domains[l].size(), t.levels()[l].name));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string seconds_text(double s) {
+  if (s < 0) return "-";
+  if (s >= 1) return fmt::format("{:.3f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
+  return fmt::format("{:.1f} us", s * 1e6);
+}
+
+std::string size_text(const Job& job, const JobPlacement& p) {
+  if (job.replicas > 1) return fmt::format("{}x{}", job.replicas, job.per_replica);
+  if (job.nodes) return fmt::format("{}n", job.nodes);
+  if (p.placed) return fmt::format("{}", p.device_count());
+  return fmt::format("{}", job.per_replica);
+}
+
+std::vector<std::string> device_names(const Topology& t, const std::vector<DeviceId>& devices) {
+  std::vector<std::string> names;
+  names.reserve(devices.size());
+  for (DeviceId d : devices) names.push_back(t.device_name(d));
+  return names;
+}
+
+}  // namespace
+
+void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
+  fmt::print(out, "plan for {} with policy {}\n\n", plan.topology, plan.policy);
+  std::size_t width = 4;
+  for (const Job& job : plan.jobs) width = std::max(width, job.name.size());
+  width = std::min<std::size_t>(width, 40);
+  fmt::print(out, "{:<{}}  {:<9}  {:>7}  {:<6}  {:>12}  {}\n", "job", width, "kind", "accel", "placed", "comm/step",
+             "spans");
+  for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
+    const Job& job = plan.jobs[j];
+    const JobPlacement& p = plan.placements[j];
+    std::string kind = job.kind == JobKind::training ? "training" : "inference";
+    if (!p.placed) {
+      fmt::print(out, "{:<{}}  {:<9}  {:>7}  {:<6}  {:>12}  {}\n", job.name, width, kind, size_text(job, p), "no", "-",
+                 "-");
+      fmt::print(out, "{:<{}}  reason: {}\n", "", width, p.reason);
+      if (!p.suggestion.empty()) fmt::print(out, "{:<{}}  {}\n", "", width, p.suggestion);
+      continue;
+    }
+    fmt::print(out, "{:<{}}  {:<9}  {:>7}  {:<6}  {:>12}  {}\n", job.name, width, kind, size_text(job, p), "yes",
+               seconds_text(p.shared_step_seconds), span_text(t, span_of(t, p.replicas)));
+  }
+  const PlanSummary& s = plan.summary;
+  fmt::print(out, "\n{} placed, {} not placed; {} of {} accelerators used", s.placed, s.unplaced, s.accelerators_used,
+             s.accelerators);
+  if (s.accelerators_occupied) fmt::print(out, ", {} occupied before", s.accelerators_occupied);
+  fmt::print(out, ", {} free", s.accelerators_free);
+  if (s.accelerators_unavailable) fmt::print(out, ", {} down or draining", s.accelerators_unavailable);
+  fmt::print(out, "\nlargest free island:");
+  for (std::size_t l = 1; l < s.levels.size(); ++l)
+    fmt::print(out, " {} {}{}", s.levels[l].level, s.levels[l].largest_free, l + 1 < s.levels.size() ? "," : "");
+  fmt::print(out, "\n");
+}
+
+namespace {
+
+template <typename Writer>
+void write_job_spec(Writer& w, const Job& job) {
+  w.field("kind", job.kind == JobKind::training ? "training" : "inference");
+  if (job.nodes)
+    w.field("nodes", job.nodes);
+  else if (job.replicas > 1)
+    w.field("replicas", job.replicas).field("gpus_per_replica", job.per_replica);
+  else
+    w.field("gpus", job.per_replica);
+  w.key("parallelism").begin_object();
+  w.field("tp", job.parallelism.tp).field("pp", job.parallelism.pp).field("dp", job.parallelism.dp);
+  w.field("ep", job.parallelism.ep).end_object();
+  if (job.required) w.field("required", *job.required);
+  if (job.preferred) w.field("preferred", *job.preferred);
+  if (job.spread) w.field("spread", *job.spread);
+  w.field("priority", static_cast<long long>(job.priority));
+  if (!job.tenant.empty()) w.field("tenant", job.tenant);
+  if (!job.accelerator_model.empty()) w.field("model", job.accelerator_model);
+  if (job.exclusive && !job.nodes) w.field("exclusive", true);
+}
+
+}  // namespace
+
+void write_plan_json(std::ostream& out, const Topology& t, const Plan& plan) {
+  JsonWriter j(out);
+  j.begin_object();
+  j.field("topology", plan.topology).field("policy", plan.policy);
+  j.key("jobs").begin_array();
+  for (std::size_t i = 0; i < plan.jobs.size(); ++i) {
+    const Job& job = plan.jobs[i];
+    const JobPlacement& p = plan.placements[i];
+    j.begin_object().field("name", job.name).field("placed", p.placed);
+    j.key("job").begin_object();
+    write_job_spec(j, job);
+    j.end_object();
+    Span span = span_of(t, p.replicas);
+    j.key("devices").begin_array();
+    for (const auto& replica : p.replicas)
+      for (DeviceId d : replica) j.value(t.device_name(d));
+    j.end_array();
+    if (p.replicas.size() > 1) {
+      j.key("replica_devices").begin_array();
+      for (const auto& replica : p.replicas) {
+        j.begin_array();
+        for (DeviceId d : replica) j.value(t.device_name(d));
+        j.end_array();
+      }
+      j.end_array();
+    }
+    j.key("nodes").begin_array();
+    for (DomainId n : span.nodes) j.value(t.hostname(n));
+    j.end_array();
+    j.key("domains").begin_object();
+    for (LevelIndex l = 1; l <= t.host_level(); ++l) {
+      j.key(t.levels()[l].name).begin_array();
+      for (DomainId d : span.domains[l]) j.value(t.domain_name(d));
+      j.end_array();
+    }
+    j.end_object();
+    j.key("cost").begin_object();
+    j.key("step_seconds");
+    if (p.step_seconds < 0) j.null(); else j.value(p.step_seconds, 9);
+    j.key("shared_step_seconds");
+    if (p.shared_step_seconds < 0) j.null(); else j.value(p.shared_step_seconds, 9);
+    j.end_object();
+    if (!p.placed) {
+      j.field("reason", p.reason);
+      if (!p.suggestion.empty()) j.field("suggestion", p.suggestion);
+    }
+    j.end_object();
+  }
+  j.end_array();
+  const PlanSummary& s = plan.summary;
+  j.key("summary").begin_object();
+  j.field("jobs", s.jobs).field("placed", s.placed).field("unplaced", s.unplaced);
+  j.field("accelerators", s.accelerators).field("accelerators_used", s.accelerators_used);
+  j.field("accelerators_occupied", s.accelerators_occupied).field("accelerators_free", s.accelerators_free);
+  j.field("accelerators_unavailable", s.accelerators_unavailable);
+  j.field("step_seconds_total", s.step_seconds_total, 9);
+  j.key("largest_free").begin_object();
+  for (std::size_t l = 1; l < s.levels.size(); ++l) j.field(s.levels[l].level, s.levels[l].largest_free);
+  j.end_object();
+  j.key("free_domains").begin_object();
+  for (std::size_t l = 1; l < s.levels.size(); ++l) j.field(s.levels[l].level, s.levels[l].free_domains);
+  j.end_object();
+  j.end_object();
+  j.end_object();
+}
+
+namespace {
+
+// A minimal YAML emitter with the JsonWriter's interface, for write_job_spec.
+class YamlMap {
+ public:
+  YamlMap(std::ostream& out, int indent) : out_(out), indent_(indent) {}
+  YamlMap& key(std::string_view k) {
+    pending_ = std::string(k);
+    return *this;
+  }
+  template <typename T>
+  YamlMap& field(std::string_view k, const T& v) {
+    fmt::print(out_, "{:{}}{}: {}\n", "", indent_, k, scalar(v));
+    return *this;
+  }
+  YamlMap& begin_object() {
+    fmt::print(out_, "{:{}}{}: {{", "", indent_, pending_);
+    inline_ = true;
+    first_ = true;
+    return *this;
+  }
+  YamlMap& end_object() {
+    fmt::print(out_, "}}\n");
+    inline_ = false;
+    return *this;
+  }
+
+  static std::string scalar(bool v) { return v ? "true" : "false"; }
+  static std::string scalar(const std::string& v) { return quote(v); }
+  static std::string scalar(const char* v) { return quote(v); }
+  template <typename T>
+  static std::string scalar(const T& v) {
+    return fmt::format("{}", v);
+  }
+  static std::string quote(std::string_view v) {
+    std::string out = "\"";
+    for (char c : v) {
+      if (c == '"' || c == '\\') out += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) {
+        out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+        continue;
+      }
+      out += c;
+    }
+    return out + "\"";
+  }
+
+ private:
+  friend class YamlInline;
+  std::ostream& out_;
+  int indent_;
+  std::string pending_;
+  bool inline_ = false;
+  bool first_ = true;
+
+ public:
+  // Inside {...}: fields are written inline.
+  template <typename T>
+  YamlMap& inline_field(std::string_view k, const T& v) {
+    fmt::print(out_, "{}{}: {}", first_ ? "" : ", ", k, scalar(v));
+    first_ = false;
+    return *this;
+  }
+};
+
+// Adapter so write_job_spec can write `parallelism: {tp: .., ...}` inline.
+class YamlSpec {
+ public:
+  explicit YamlSpec(YamlMap& map) : map_(map) {}
+  YamlSpec& key(std::string_view k) {
+    map_.key(k);
+    return *this;
+  }
+  template <typename T>
+  YamlSpec& field(std::string_view k, const T& v) {
+    if (in_object_)
+      map_.inline_field(k, v);
+    else
+      map_.field(k, v);
+    return *this;
+  }
+  YamlSpec& begin_object() {
+    map_.begin_object();
+    in_object_ = true;
+    return *this;
+  }
+  YamlSpec& end_object() {
+    map_.end_object();
+    in_object_ = false;
+    return *this;
+  }
+
+ private:
+  YamlMap& map_;
+  bool in_object_ = false;
+};
+
+void yaml_list(std::ostream& out, int indent, std::string_view key, const std::vector<std::string>& items) {
+  fmt::print(out, "{:{}}{}: [", "", indent, key);
+  for (std::size_t i = 0; i < items.size(); ++i) fmt::print(out, "{}{}", i ? ", " : "", YamlMap::quote(items[i]));
+  fmt::print(out, "]\n");
+}
+
+}  // namespace
+
+void write_plan_yaml(std::ostream& out, const Topology& t, const Plan& plan) {
+  fmt::print(out, "# topoplan plan: read back with 'topoplan evaluate TOPO PLAN' or '--occupied PLAN'\n");
+  fmt::print(out, "topology: {}\npolicy: {}\njobs:\n", YamlMap::quote(plan.topology), YamlMap::quote(plan.policy));
+  for (std::size_t i = 0; i < plan.jobs.size(); ++i) {
+    const Job& job = plan.jobs[i];
+    const JobPlacement& p = plan.placements[i];
+    fmt::print(out, "  - name: {}\n", YamlMap::quote(job.name));
+    YamlMap map(out, 4);
+    YamlSpec spec(map);
+    write_job_spec(spec, job);
+    map.field("placed", p.placed);
+    if (p.replicas.size() > 1) {
+      fmt::print(out, "    replica_devices:\n");
+      for (const auto& replica : p.replicas)
+        fmt::print(out, "      - {}\n", YamlMap::quote(compress_hostlist(device_names(t, replica))));
+    } else if (p.placed) {
+      map.field("devices", compress_hostlist(device_names(t, p.replicas.front())));
+    }
+    if (p.placed) {
+      Span span = span_of(t, p.replicas);
+      std::vector<std::string> nodes;
+      for (DomainId n : span.nodes) nodes.emplace_back(t.hostname(n));
+      yaml_list(out, 4, "hosts", {compress_hostlist(nodes)});
+      if (p.shared_step_seconds >= 0) map.field("step_seconds", format_number(p.shared_step_seconds, 9));
+    } else {
+      map.field("reason", p.reason);
+      if (!p.suggestion.empty()) map.field("suggestion", p.suggestion);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// Keys of a plan entry besides the job's own. With the job under `job:`
+// (topoplan's JSON), `nodes` lists hostnames as well; inline, `nodes` is the
+// job's whole-node count and hostnames go under `hosts`.
+const std::vector<std::string_view> kPlanEntryKeys = {"job",  "placed",  "devices",    "hosts",
+                                                      "replica_devices", "reason",  "suggestion", "cost",
+                                                      "step_seconds",    "domains"};
+
+class PlanReader {
+ public:
+  PlanReader(const std::string& file, DiagnosticSink& sink, const Topology& t)
+      : file_(file), sink_(sink), t_(t), index_(t) {}
+
+  void read(const YAML::Node& root, Plan& plan);
+
+ private:
+  // Devices a list or hostlist names: device names, or hostnames meaning all
+  // of the node's accelerators.
+  std::vector<DeviceId> devices(const YAML::Node& node, bool nodes_only);
+  void entry(const YAML::Node& node, Plan& plan);
+
+  const std::string& file_;
+  DiagnosticSink& sink_;
+  const Topology& t_;
+  TopologyIndex index_;
+};
+
+std::vector<DeviceId> PlanReader::devices(const YAML::Node& node, bool nodes_only) {
+  std::vector<std::pair<std::string, SourceLocation>> names;
+  auto add_list = [&](const YAML::Node& item) {
+    auto text = yaml::scalar(item, file_, sink_, "a device list");
+    if (!text) return;
+    HostlistExpansion e = expand_hostlist(*text, 10'000'000);
+    if (!e.ok()) {
+      sink_.error(yaml::where(file_, item), fmt::format("in '{}': {}", *text, e.error));
+      return;
+    }
+    for (std::string& n : e.names) names.emplace_back(std::move(n), yaml::where(file_, item));
+  };
+  if (node.IsSequence())
+    for (const YAML::Node& item : node) add_list(item);
+  else
+    add_list(node);
+  std::vector<DeviceId> out;
+  std::size_t unknown = 0;
+  for (const auto& [name, where] : names) {
+    if (!nodes_only) {
+      if (auto d = index_.find_device(name)) {
+        if (!is_accelerator(t_.device(*d).kind))
+          sink_.error(where, fmt::format("'{}' is a {}, not an accelerator", name, kind_name(t_.device(*d).kind)));
+        out.push_back(*d);
+        continue;
+      }
+    }
+    auto domain = index_.find_domain(name);
+    if (domain && t_.domain(*domain).level == t_.host_level()) {
+      const Domain& n = t_.domain(*domain);
+      for (std::uint32_t a = n.accel_begin; a < n.accel_end; ++a) out.push_back(t_.accelerators()[a]);
+      continue;
+    }
+    if (++unknown <= 5)
+      sink_.error(where, fmt::format("'{}' is not {} of topology '{}'", name,
+                                     nodes_only ? "a node" : "an accelerator or node", t_.name()));
+  }
+  if (unknown > 5) sink_.error(yaml::where(file_, node), fmt::format("{} more unknown names", unknown - 5));
+  return out;
+}
+
+void PlanReader::entry(const YAML::Node& node, Plan& plan) {
+  if (!node.IsMap()) {
+    sink_.error(yaml::where(file_, node), "a plan entry must be a mapping with 'name' and 'devices' or 'nodes'");
+    return;
+  }
+  JobReader reader(file_, sink_);
+  std::size_t before = sink_.size();
+  // The job's keys may sit beside the placement or under `job:`.
+  std::optional<Job> job;
+  if (node["job"].IsDefined()) {
+    YAML::Node spec = YAML::Clone(node["job"]);
+    if (spec.IsMap()) spec["name"] = node["name"];
+    yaml::MapReader outer(node, file_, sink_, "a plan entry");
+    std::vector<std::string_view> keys = kPlanEntryKeys;
+    keys.push_back("name");
+    keys.push_back("nodes");
+    outer.allow(keys);
+    job = reader.read(spec, {}, true);
+  } else {
+    job = reader.read(node, kPlanEntryKeys, true);
+  }
+  if (!job || sink_.size() != before) return;
+
+  JobPlacement p;
+  bool placed = true;
+  if (node["placed"].IsDefined()) {
+    auto text = yaml::scalar(node["placed"], file_, sink_, "'placed'");
+    placed = text && *text == "true";
+  }
+  // topoplan's own plans list devices and, for reading, their hosts; the
+  // most precise of replica_devices, devices, hosts wins.
+  const char* hosts_key = !node["hosts"].IsDefined() && node["job"].IsDefined() ? "nodes" : "hosts";
+  const YAML::Node hosts = node[hosts_key];
+  bool given = node["devices"].IsDefined() || hosts.IsDefined() || node["replica_devices"].IsDefined();
+  if (placed && !given) {
+    sink_.error(yaml::where(file_, node),
+                fmt::format("plan entry '{}' needs 'devices', 'hosts' or 'replica_devices'", job->name));
+    return;
+  }
+  if (node["replica_devices"].IsDefined()) {
+    if (!node["replica_devices"].IsSequence()) {
+      sink_.error(yaml::where(file_, node["replica_devices"]), "'replica_devices' must be a list of device lists");
+      return;
+    }
+    for (const YAML::Node& r : node["replica_devices"]) p.replicas.push_back(devices(r, false));
+  } else if (node["devices"].IsDefined()) {
+    p.replicas.push_back(devices(node["devices"], false));
+  } else if (hosts.IsDefined()) {
+    p.replicas.push_back(devices(hosts, true));
+  }
+  p.placed = placed && !p.replicas.empty();
+  if (!p.placed) p.replicas.clear();
+  if (!p.placed) p.reason = node["reason"].IsScalar() ? node["reason"].Scalar() : "not placed in this plan";
+  // Sizes follow the devices where the entry does not give them.
+  if (p.placed) {
+    job->replicas = static_cast<std::uint32_t>(p.replicas.size());
+    auto per = static_cast<std::uint32_t>(p.replicas.front().size());
+    if (job->per_replica == 0 && !job->nodes) {
+      job->per_replica = per;
+      if (job->parallelism.ranks() == 1) job->parallelism.dp = per;
+    }
+    if (job->nodes) job->per_replica = per;
+  }
+  plan.jobs.push_back(std::move(*job));
+  plan.placements.push_back(std::move(p));
+}
+
+void PlanReader::read(const YAML::Node& root, Plan& plan) {
+  yaml::MapReader m(root, file_, sink_, "a plan");
+  m.allow({"topology", "policy", "jobs", "summary"});
+  if (!m.ok()) return;
+  plan.topology = m.string("topology").value_or(t_.name());
+  plan.policy = m.string("policy").value_or("given");
+  YAML::Node jobs = m.get("jobs");
+  if (!jobs.IsDefined() || !jobs.IsSequence()) {
+    sink_.error(jobs.IsDefined() ? yaml::where(file_, jobs) : m.where(), "a plan needs 'jobs:', a list of entries");
+    return;
+  }
+  std::set<std::string> names;
+  for (const YAML::Node& item : jobs) {
+    std::size_t before = plan.jobs.size();
+    entry(item, plan);
+    if (plan.jobs.size() > before && !names.insert(plan.jobs.back().name).second)
+      sink_.error(yaml::where(file_, item), fmt::format("job name '{}' is used twice", plan.jobs.back().name));
+  }
+}
+
+}  // namespace
+
+Plan parse_plan_yaml(std::string_view text, const std::string& file, const Topology& topology) {
+  YAML::Node root = yaml::parse(text, file);
+  DiagnosticSink sink;
+  Plan plan;
+  PlanReader(file, sink, topology).read(root, plan);
+  sink.throw_if_any();
+  return plan;
+}
+
+}  // namespace topoplan
