@@ -13,6 +13,7 @@ TEST_CASE("templates substitute, pad and offset") {
   CHECK(expand_template("n{i+1:03}", scope, error) == "n008");
   CHECK(expand_template("{i*4}-{i-8}", scope, error) == "28--1");
   CHECK(expand_template("{{literal}}", scope, error) == "{literal}");
+  CHECK(expand_template("{i/2}-{i%4}", scope, error) == "3-3");
 }
 
 TEST_CASE("later variables shadow earlier ones and truncate restores") {
@@ -38,5 +39,7 @@ TEST_CASE("bad templates explain themselves") {
   CHECK_FALSE(expand_template("{racks:99}", scope, error));
   CHECK_FALSE(expand_template("{racks", scope, error));
   CHECK_FALSE(expand_template("racks}", scope, error));
-  CHECK_FALSE(expand_template("{racks/2}", scope, error));
+  CHECK_FALSE(expand_template("{racks^2}", scope, error));
+  CHECK_FALSE(expand_template("{racks/0}", scope, error));
+  CHECK(error.find("divides by zero") != std::string::npos);
 }

@@ -313,10 +313,10 @@ TEST_CASE("dgx-b200: 8 B200 on 2 NVLink 5 switch chips, 400G per GPU") {
   CHECK(validate_topology(t40).empty());
 }
 
-TEST_CASE("dgx-b300: 8 B300, 800G ConnectX-8 per GPU, 64-node SUs as two 32-node rail groups") {
+TEST_CASE("dgx-b300: 8 B300, 800G ConnectX-8 per GPU, 64-node SUs with 16 rail leaves") {
   check_parameter("dgx-b300", "nodes", 64, 16384);
   Topology one = load("dgx-b300:nodes=1");
-  CHECK(kinds(one) == KindCounts{8, 0, 2, 8, 0, 2, 8 + 8});
+  CHECK(kinds(one) == KindCounts{8, 0, 2, 8, 0, 2, 16 + 8});
   CHECK(memory_per_accelerator(one).min == Approx(288));
   CHECK(memory_per_accelerator(one).max == Approx(288));
   CHECK(scale_up_per_accelerator(one).min == Approx(900));
@@ -343,7 +343,8 @@ TEST_CASE("dgx-b300: 8 B300, 800G ConnectX-8 per GPU, 64-node SUs as two 32-node
   CHECK(validate_topology(su).empty());
 
   Topology t65 = load("dgx-b300:nodes=65");
-  CHECK(kinds(t65) == KindCounts{520, 0, 130, 520, 0, 130, 3 * 8 + 8});
+  CHECK(kinds(t65) == KindCounts{520, 0, 130, 520, 0, 130, 2 * 16 + 8});
+  CHECK(t65.domain_count_at(1) == 2);
   CHECK(validate_topology(t65).empty());
 }
 

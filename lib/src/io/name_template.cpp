@@ -81,13 +81,22 @@ std::optional<std::string> expand_field(std::string_view field, const TemplateSc
   long long number = value->number;
   if (!op.empty()) {
     auto operand = parse_integer(op.substr(1));
-    if ((op[0] != '+' && op[0] != '-' && op[0] != '*') || !operand || *operand < 0 || *operand > 1'000'000'000) {
-      error = fmt::format("'{{{}}}': after the variable only +N, -N or *N may follow", field);
+    bool known = op[0] == '+' || op[0] == '-' || op[0] == '*' || op[0] == '/' || op[0] == '%';
+    if (!known || !operand || *operand < 0 || *operand > 1'000'000'000) {
+      error = fmt::format("'{{{}}}': after the variable only +N, -N, *N, /N or %N may follow", field);
       return std::nullopt;
     }
-    if (op[0] == '+') number += *operand;
-    if (op[0] == '-') number -= *operand;
-    if (op[0] == '*') number *= *operand;
+    if ((op[0] == '/' || op[0] == '%') && *operand == 0) {
+      error = fmt::format("'{{{}}}' divides by zero", field);
+      return std::nullopt;
+    }
+    switch (op[0]) {
+      case '+': number += *operand; break;
+      case '-': number -= *operand; break;
+      case '*': number *= *operand; break;
+      case '/': number /= *operand; break;
+      default: number %= *operand; break;
+    }
   }
   int width = 0;
   if (!spec.empty()) {

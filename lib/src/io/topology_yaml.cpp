@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -55,6 +56,7 @@ struct LinkRule {
   double bandwidth = -1;
   double latency = -1;
   LevelIndex group_level = 0;
+  bool optional = false;  // may match nothing (e.g. only in full groups)
   std::uint32_t origin = 0;
 };
 
@@ -272,7 +274,7 @@ void SpecReader::read_device(const YAML::Node& node, const Block& block, const S
 
 void SpecReader::read_link(const YAML::Node& node, const Block& block, const Spec& spec, std::vector<LinkRule>& out) {
   yaml::MapReader m(node, file_, sink_, "a link rule");
-  m.allow({"from", "to", "type", "count", "bandwidth", "latency", "mode", "group"});
+  m.allow({"from", "to", "type", "count", "bandwidth", "latency", "mode", "group", "optional"});
   if (!m.ok()) return;
   LinkRule rule;
   rule.origin = origin(m.where());
@@ -323,6 +325,12 @@ void SpecReader::read_link(const YAML::Node& node, const Block& block, const Spe
   if (auto count = text(m, "count")) rule.count = *count;
   rule.bandwidth = m.number("bandwidth", 1e-6, 1e7).value_or(-1);
   rule.latency = m.number("latency", 0, 1e7).value_or(-1);
+  if (auto optional = text(m, "optional")) {
+    if (optional->value == "true")
+      rule.optional = true;
+    else if (optional->value != "false")
+      sink_.error(optional->where, fmt::format("'optional' is true or false, not '{}'", optional->value));
+  }
   if (from) rule.from = *from;
   if (to) rule.to = *to;
   if (from && type) out.push_back(std::move(rule));
@@ -621,6 +629,7 @@ class Instantiator {
     add_devices(root, b_.root());
     add_children(root, b_.root());
     finish_domain(root, b_.root());
+    check_unmatched();
     apply_overrides();
   }
 
@@ -763,6 +772,7 @@ class Instantiator {
   }
 
   void finish_domain(const Block& block, DomainId d) {
+    instantiated_.insert(&block);
     if (block.level + 1 == spec_.levels.size()) {
       std::string host;
       if (block.hostname) {
@@ -827,9 +837,9 @@ class Instantiator {
     for (DomainId d : current)
       for (DeviceId dev : devices_of_[d])
         if (segments.back().matches(b_.device_local_name(dev))) out.push_back(dev);
-    if (out.empty())
-      fail(t.where, fmt::format("pattern '{}' matches no device under '{}'", pattern,
-                                paths_[base].empty() ? spec_.name : paths_[base]));
+    // A pattern may match nothing in some domains (a partial last group); it
+    // is an error only when it matches nothing anywhere (checked at the end).
+    if (!out.empty()) matched_.insert(&t);
     return out;
   }
 
@@ -843,8 +853,9 @@ class Instantiator {
     std::uint16_t type = b_.link_type_index(rule.type);
     std::vector<DeviceId> from = resolve(rule.from, d);
     std::vector<DeviceId> to;
-    if (rule.mode == LinkMode::all || rule.mode == LinkMode::pairwise || rule.mode == LinkMode::rail)
-      to = resolve(rule.to, d);
+    bool needs_to = rule.mode == LinkMode::all || rule.mode == LinkMode::pairwise || rule.mode == LinkMode::rail;
+    if (needs_to) to = resolve(rule.to, d);
+    if (from.empty() || (needs_to && to.empty())) return;
     auto budget = [&](std::size_t n) {
       if (b_.link_count() + n > TopologyLimits::max_links)
         fail(rule.from.where, fmt::format("the topology would have more than {} links", TopologyLimits::max_links));
@@ -919,6 +930,22 @@ class Instantiator {
 
   void apply_overrides();
 
+  // Link patterns that matched no device in any domain are typos, unless the
+  // rule says it is optional.
+  void check_unmatched() {
+    DiagnosticSink sink;
+    for (const Block& block : spec_.blocks) {
+      if (!instantiated_.count(&block)) continue;
+      for (const LinkRule& rule : block.links)
+        for (const Text* t : {&rule.from, &rule.to})
+          if (!rule.optional)
+          if (!t->value.empty() && !matched_.count(t))
+            sink.error(t->where, fmt::format("pattern '{}' matches no device in any '{}' domain", t->value,
+                                             block.name));
+    }
+    sink.throw_if_any();
+  }
+
   const Spec& spec_;
   const std::string& file_;
   TopologyBuilder& b_;
@@ -932,6 +959,8 @@ class Instantiator {
   // above never move their values, so the pointers stay valid).
   std::unordered_map<const Text*, const std::vector<std::string>*> fixed_names_;
   std::unordered_map<const Text*, const std::vector<NamePattern>*> fixed_patterns_;
+  std::unordered_set<const Text*> matched_;
+  std::unordered_set<const Block*> instantiated_;
 };
 
 void Instantiator::apply_overrides() {

@@ -33,7 +33,8 @@ class TemplateScope {
   std::vector<std::pair<std::string, Value>> values_;
 };
 
-/// Expands `{name}`, `{name+K}`, `{name-K}`, `{name*K}` and a zero-padded width
+/// Expands `{name}`, `{name+K}`, `{name-K}`, `{name*K}`, `{name/K}` (integer
+/// division), `{name%K}` and a zero-padded width
 /// `{name:04}`; `{{` and `}}` stand for literal braces. Arithmetic and widths
 /// apply to integers only. Returns nullopt and sets `error` on a bad template.
 std::optional<std::string> expand_template(std::string_view pattern, const TemplateScope& scope,
