@@ -76,17 +76,18 @@ void JobReader::read_parallelism(const YAML::Node& node, Job& job) {
   job.parallelism.pp = count(m, "pp", 1, 1'000'000).value_or(1);
   job.parallelism.dp = count(m, "dp", 1, 1'000'000).value_or(1);
   job.parallelism.ep = count(m, "ep", 1, 1'000'000).value_or(1);
-  if (job.parallelism.ep > job.parallelism.dp * job.parallelism.tp)
-    sink_.error(m.where("ep"), fmt::format("ep {} exceeds the {} ranks it can span (tp x dp)", job.parallelism.ep,
-                                           job.parallelism.dp * job.parallelism.tp));
+  if (job.parallelism.dp % job.parallelism.ep != 0)
+    sink_.error(m.where("ep"), fmt::format("ep {} must divide dp {}: expert-parallel groups are runs of data-parallel "
+                                           "ranks",
+                                           job.parallelism.ep, job.parallelism.dp));
 }
 
 void JobReader::read_workload(const YAML::Node& node, Job& job) {
   yaml::MapReader m(node, file_, sink_, "'workload'");
-  m.allow({"parameters", "precision", "gradient_bytes", "tp_bytes", "activation_bytes", "micro_batches",
-           "expert_bytes", "kv_bytes"});
+  m.allow({"parameters", "precision", "gradient_bytes", "sharded", "activation_bytes", "layers", "micro_batches",
+           "expert_bytes", "moe_layers"});
   if (!m.ok()) return;
-  Workload& w = job.workload;
+  JobWorkload& w = job.workload;
   if (auto text = m.string("parameters")) {
     auto v = parse_count(*text);
     if (!v || *v > 1e16)
@@ -113,10 +114,16 @@ void JobReader::read_workload(const YAML::Node& node, Job& job) {
     }
   }
   w.gradient_bytes = bytes(m, "gradient_bytes").value_or(0);
-  w.tp_bytes = bytes(m, "tp_bytes").value_or(0);
+  if (auto sharded = m.string("sharded")) {
+    if (*sharded == "true" || *sharded == "false")
+      w.sharded = *sharded == "true";
+    else
+      sink_.error(m.where("sharded"), fmt::format("'sharded' is true or false, not '{}'", *sharded));
+  }
+  w.layers = count(m, "layers", 1, 100'000).value_or(0);
+  w.moe_layers = count(m, "moe_layers", 1, 100'000).value_or(0);
   w.activation_bytes = bytes(m, "activation_bytes").value_or(0);
   w.expert_bytes = bytes(m, "expert_bytes").value_or(0);
-  w.kv_bytes = bytes(m, "kv_bytes").value_or(0);
   w.micro_batches = count(m, "micro_batches", 1, 1'000'000).value_or(0);
 }
 

@@ -7,35 +7,26 @@
 #include <string>
 #include <vector>
 
+#include "topoplan/cost/step_cost.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan {
 
 enum class JobKind : std::uint8_t { training, inference };
 
-/// How a job's ranks split: tensor, pipeline, data and expert parallelism.
-/// Ranks are numbered TP-fastest: rank = tp_i + tp * (pp_i + pp * dp_i); expert
-/// parallel groups run across the data-parallel dimension.
-struct Parallelism {
-  std::uint32_t tp = 1;
-  std::uint32_t pp = 1;
-  std::uint32_t dp = 1;
-  std::uint32_t ep = 1;
-  std::uint32_t ranks() const { return tp * pp * dp; }
-};
-
-/// Communication volume of one training step (or one inference request).
-/// Defaults are generic so that placements can be compared without them;
-/// topoplan-jobs(5) documents them.
-struct Workload {
-  double gradient_bytes = 0;          // data-parallel reduction per step; 0 = from params
+/// What a job's steps (or requests) communicate, as its manifest says. The
+/// cost model's Workload is derived from it (placement/job_pricer.hpp); a zero
+/// means "not given" and takes the documented default (topoplan-jobs(5)).
+struct JobWorkload {
   double parameters = 0;              // model parameters (count)
   double bytes_per_parameter = 2;     // gradient precision (bf16)
-  double tp_bytes = 0;                // tensor-parallel all-reduce volume per step per rank
-  double activation_bytes = 0;        // pipeline send/recv per micro-batch
-  std::uint32_t micro_batches = 0;    // pipeline micro-batches per step; 0 = 4 x pp
-  double expert_bytes = 0;            // MoE dispatch (+ combine) per step per rank
-  double kv_bytes = 0;                // KV cache per request, prefill -> decode
+  double gradient_bytes = 0;          // data-parallel reduction per step; 0 = parameters x precision
+  bool sharded = false;               // ZeRO/FSDP: reduce-scatter + all-gather instead of all-reduce
+  double activation_bytes = 0;        // one micro-batch's activations at a layer boundary
+  std::uint32_t layers = 0;           // transformer layers
+  std::uint32_t micro_batches = 0;    // per step and pipeline
+  double expert_bytes = 0;            // MoE dispatch per rank, layer and micro-batch
+  std::uint32_t moe_layers = 0;       // MoE layers (default: all layers when expert_bytes is given)
 };
 
 /// One job of a manifest. Accelerator counts are per replica for services.
@@ -45,8 +36,8 @@ struct Job {
   std::uint32_t replicas = 1;             // inference replicas (1 for training)
   std::uint32_t per_replica = 0;          // accelerators per replica
   std::uint32_t nodes = 0;                // whole nodes requested instead (0 = by accelerator)
-  Parallelism parallelism;
-  Workload workload;
+  Parallelism parallelism;  // cost/step_cost.hpp: tp x pp x dp ranks, ep within dp
+  JobWorkload workload;
   std::optional<std::string> required;    // level: all (of a replica) in one domain
   std::optional<std::string> preferred;   // level: as few domains as possible
   std::optional<std::string> spread;      // level: each replica in a different domain
