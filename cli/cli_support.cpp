@@ -18,8 +18,11 @@
 namespace topoplan::cli {
 
 void add_format_option(CLI::App& command, Format& format) {
-  command.add_option("--format", format, "output format: text (default) or json")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, Format>{{"text", Format::text}, {"json", Format::json}}))
+  command
+      .add_option_function<std::string>(
+          "--format", [&format](const std::string& v) { format = v == "json" ? Format::json : Format::text; },
+          "output format: text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}))
       ->option_text("text|json");
 }
 

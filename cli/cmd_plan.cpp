@@ -32,9 +32,14 @@ struct PlanCommandOptions {
 };
 
 void add_plan_format(CLI::App& command, PlanFormat& format) {
-  command.add_option("--format", format, "output format: text (default), json or yaml")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, PlanFormat>{{"text", PlanFormat::text}, {"json", PlanFormat::json}, {"yaml", PlanFormat::yaml}}))
+  command
+      .add_option_function<std::string>(
+          "--format",
+          [&format](const std::string& v) {
+            format = v == "json" ? PlanFormat::json : v == "yaml" ? PlanFormat::yaml : PlanFormat::text;
+          },
+          "output format: text (default), json or yaml")
+      ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->option_text("text|json|yaml");
 }
 

@@ -1,6 +1,7 @@
 // topoplan: topology-aware placement planning for accelerator clusters.
 // Parses the command line, runs one command, and turns every error into one
 // `topoplan: error: ...` line per problem and exit status 2.
+#include <cctype>
 #include <iostream>
 #include <new>
 #include <string>
@@ -35,7 +36,11 @@ const CLI::App* deepest(const CLI::App& app) {
 int usage_error(const CLI::App& app, const CLI::ParseError& e) {
   std::string message = e.what();
   const CLI::App* where = deepest(app);
-  std::vector<std::string> remaining = app.remaining();
+  std::vector<std::string> remaining = where->remaining();
+  if (remaining.empty()) remaining = app.remaining();
+  bool wants_command = !where->get_subcommands({}).empty();
+  if (!remaining.empty() && wants_command && remaining.front().rfind('-', 0) != 0)
+    message = "unknown command '" + remaining.front() + "'";
   if (!remaining.empty()) {
     std::vector<std::string> names;
     for (const CLI::App* sub : where->get_subcommands({})) names.push_back(sub->get_name());
@@ -44,7 +49,10 @@ int usage_error(const CLI::App& app, const CLI::ParseError& e) {
     std::string hint = topoplan::did_you_mean(remaining.front(), names);
     if (!hint.empty()) message += "; " + hint;
   }
-  if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+  // CLI11 capitalises its messages; ours are lower-case (but keep acronyms and
+  // argument names like TOPO as they are).
+  if (message.size() > 1 && !std::isupper(static_cast<unsigned char>(message[1])))
+    message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
   print_error(message);
   std::string path;
   for (const CLI::App* a = where; a && a->get_parent(); a = a->get_parent())

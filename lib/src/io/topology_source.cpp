@@ -53,8 +53,8 @@ Topology load_topology(std::string_view argument, const FileReader& read) {
   for (const BuiltinTopology& t : builtin_topologies()) names.emplace_back(t.name);
   std::string hint = did_you_mean(arg.target, names);
   throw InputError({arg.target, 0, 0},
-                   fmt::format("no such file or built-in topology{}{}; built-ins are {} (see 'topoplan topology list')",
-                               hint.empty() ? "" : "; ", hint, fmt::join(names, ", ")));
+                   fmt::format("no such file or built-in topology{}; built-ins are {} (see 'topoplan topology list')",
+                               hint.empty() ? "" : " (" + hint + ")", fmt::join(names, ", ")));
 }
 
 }  // namespace topoplan

@@ -49,7 +49,7 @@ std::vector<Diagnostic> validate_topology(const Topology& topology) {
     for (DeviceId end : {link.a, link.b}) {
       const Device& d = topology.device(end);
       if (!may_join(type.family, d.kind))
-        report(link.origin, fmt::format("a {} link cannot end at {} '{}'", type.name, kind_name(d.kind),
+        report(link.origin, fmt::format("a link of type {} cannot end at {} '{}'", type.name, kind_name(d.kind),
                                         topology.device_name(end)));
     }
   }
@@ -105,7 +105,7 @@ std::vector<Diagnostic> validate_topology(const Topology& topology) {
     for (LinkId id : topology.links_of(accels[i])) {
       const Link& link = topology.link(id);
       const Device& peer = topology.device(link.other(accels[i]));
-      bool local = peer.kind == DeviceKind::nvswitch || peer.domain == node;
+      bool local = peer.kind == DeviceKind::nvswitch || (is_accelerator(peer.kind) && peer.domain == node);
       if (local && is_scale_up(topology.link_type(link).family)) bw[i] += link.total_bandwidth();
     }
   }

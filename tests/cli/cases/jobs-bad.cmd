@@ -1,0 +1,1 @@
+plan gb200-nvl72:racks=4 inputs/jobs-bad.yaml

@@ -1,0 +1,1 @@
+plan gb200-nvl72 inputs/jobs-acceptance.yaml --policy tpoo

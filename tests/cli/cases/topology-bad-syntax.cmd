@@ -1,0 +1,1 @@
+topology show inputs/bad-syntax.yaml

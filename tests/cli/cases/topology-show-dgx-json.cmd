@@ -1,0 +1,1 @@
+topology show dgx-h100:nodes=2 --format json

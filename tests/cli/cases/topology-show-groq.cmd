@@ -1,0 +1,1 @@
+topology show groq:racks=2

@@ -1,0 +1,1 @@
+topology show mi300x:nodes=2

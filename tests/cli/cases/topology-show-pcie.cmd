@@ -1,0 +1,1 @@
+topology show pcie-8gpu:nodes=8

@@ -1,0 +1,1 @@
+topology show dgx-h100:node=4

@@ -1,0 +1,1 @@
+topology validate inputs/isolated.yaml

@@ -1,0 +1,1 @@
+topology show gb200-nvl72 --format xml
