@@ -92,6 +92,33 @@ bool distribute(const CapacityView& view, DomainId domain, std::uint32_t units, 
   return true;
 }
 
+// The other way to fill a domain: the fullest-free nodes first, wherever
+// they sit in it, so the group spans as few nodes as possible (which wins
+// where crossing a node costs more than crossing a rack, as on PCIe boxes).
+bool fewest_nodes(const CapacityView& view, DomainId domain, std::uint32_t units, std::uint32_t granule,
+                  std::vector<std::uint32_t>& out) {
+  const Topology& t = view.topology();
+  const Domain& d = t.domain(domain);
+  if (view.whole_nodes() || d.level == t.host_level()) return false;
+  std::vector<std::pair<std::uint32_t, DomainId>> nodes;
+  auto [first, last] = t.domains_at(t.host_level());
+  for (DomainId n = first; n < last; ++n) {
+    const Domain& node = t.domain(n);
+    if (node.accel_begin < d.accel_begin || node.accel_end > d.accel_end || node.accelerator_count() == 0) continue;
+    std::uint32_t free = view.accelerators(n);
+    if (granule > 1) free -= free % granule;
+    if (free > 0) nodes.emplace_back(free, n);
+  }
+  std::stable_sort(nodes.begin(), nodes.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::uint32_t remaining = units;
+  for (auto [free, node] : nodes) {
+    if (remaining == 0) break;
+    if (!distribute(view, node, std::min(free, remaining), granule, out)) return false;
+    remaining -= std::min(free, remaining);
+  }
+  return remaining == 0;
+}
+
 // Fully free nodes and scale-up islands that a selection starts to use.
 std::uint32_t broken_islands(const CapacityView& view, const std::vector<std::uint32_t>& accels,
                              LevelIndex island_level) {
@@ -147,6 +174,7 @@ std::vector<std::uint32_t> TopoPolicy::place(const CapacityView& view, const Pla
     double best_cost = 0;
     std::uint32_t best_broken = 0;
     std::vector<DeviceId> ranks;
+    std::vector<std::vector<std::uint32_t>> candidates;
     for (DomainId d : fitting) {
       std::vector<std::uint32_t> chosen;
       if (!distribute(view, d, request.units, request.granule, chosen)) {
@@ -154,9 +182,20 @@ std::vector<std::uint32_t> TopoPolicy::place(const CapacityView& view, const Pla
         // TP alignment can fail where plain counts fit; place unaligned then.
         if (request.granule <= 1 || !distribute(view, d, request.units, 1, chosen)) continue;
       }
+      candidates.push_back(std::move(chosen));
+      // With a cost model, also try the fewest-nodes fill of the same domain.
+      std::vector<std::uint32_t> packed;
+      if (request.pricer && fewest_nodes(view, d, request.units, request.granule, packed)) {
+        std::sort(packed.begin(), packed.end());
+        std::vector<std::uint32_t> sorted = candidates.back();
+        std::sort(sorted.begin(), sorted.end());
+        if (packed != sorted) candidates.push_back(std::move(packed));
+      }
+    }
+    for (std::vector<std::uint32_t>& chosen : candidates) {
       std::sort(chosen.begin(), chosen.end());
       double cost = 0;
-      if (request.pricer && request.job && fitting.size() > 1) {
+      if (request.pricer && request.job && candidates.size() > 1) {
         ranks.clear();
         for (std::uint32_t a : chosen) ranks.push_back(t.accelerators()[a]);
         cost = request.pricer->step_seconds(*request.job, ranks);

@@ -13,7 +13,9 @@ std::string format_number(double number, int decimals) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
   }
-  if (s == "-0") s = "0";
+  // (Returning a new string, not assigning "0" to s: GCC 12 warns about that
+  // assignment under -O2 with sanitizers, bug 105329.)
+  if (s == "-0") return std::string("0");
   return s;
 }
 
