@@ -1,0 +1,1 @@
+render gb200-nvl72:racks=64 -o $OUT/topology.dot

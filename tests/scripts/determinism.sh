@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Same inputs, same bytes: every command that prints or writes a result is
+# run twice and the outputs compared. Also: a failing command leaves no
+# output file behind.
+set -u
+bin=$(realpath "$1")
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fail=0
+twice() {
+  "$bin" "$@" >a 2>&1
+  "$bin" "$@" >b 2>&1
+  if ! cmp -s a b; then
+    echo "not deterministic: topoplan $*"
+    fail=1
+  fi
+}
+twice topology list --format json
+for topo in $("$bin" topology list --format json | grep '"name"' | grep -v '"racks"\|"nodes"' | sed -E 's/.*"name": "([^"]*)".*/\1/'); do
+  twice topology show "$topo" --format json
+  twice topology show "$topo"
+  twice render "$topo"
+done
+twice topology show "$root/samples/topograph-nvl72.yaml"
+"$bin" render gb200-nvl72:racks=2 --level rack -o x1.svg && "$bin" render gb200-nvl72:racks=2 --level rack -o x2.svg
+cmp -s x1.svg x2.svg || { echo "svg output differs between runs"; fail=1; }
+
+# A bad input must not leave an output file behind, not even an empty one.
+printf 'name: bad\nlevels: [cluster, node]\nblocks: {n: {level: node, devices: [{name: g, kind: gpz}]}}\n' >bad.yaml
+if "$bin" render bad.yaml -o out.svg 2>/dev/null; then echo "render of a bad file succeeded"; fail=1; fi
+[ -e out.svg ] && { echo "render left out.svg behind after an error"; fail=1; }
+ls -A | grep -q '^\.topoplan-' && { echo "a temporary file was left behind"; fail=1; }
+exit $fail
