@@ -80,7 +80,7 @@ class PlacementPolicy {
   virtual std::vector<std::uint32_t> place(const CapacityView& view, const PlaceRequest& request) const = 0;
 };
 
-/// The policies by name: topo (default), kueue, slurm, naive. `island_level`
+/// The policies by name: topo (default), kueue, slurm, slurm-22.05, naive. `island_level`
 /// is the level of the topology's scale-up islands. Throws InputError (with
 /// the list and a suggestion) for an unknown name.
 std::unique_ptr<PlacementPolicy> make_policy(std::string_view name, const Topology& topology,

@@ -1,0 +1,294 @@
+// The `slurm` and `slurm-22.05` peer policies: Slurm's select/cons_tres with
+// TopologyPlugin=topology/tree, read in SchedMD/slurm at slurm-22-05-8-1
+// (src/plugins/select/cons_tres/job_test.c, src/plugins/topology/tree/
+// topology_tree.c) and at 284c3b95f08a (26.11-dev, src/plugins/topology/
+// tree/eval_nodes_tree.c). bench/slurm_agreement.sh compares the results with
+// a real slurmctld.
+//
+// Mapping of our model onto Slurm's:
+// - The switch tree is our domain tree above the host level: one SwitchName
+//   per domain, in domain id order (the root first), `Nodes=` on the domains
+//   just above the host level (the leaf switches), `Switches=` elsewhere.
+//   Slurm numbers switch levels from the leaves (leaf = 0, a parent = 1 + its
+//   highest child, topology_tree.c) and measures hops between switches with
+//   Floyd-Warshall over the parent/child edges (switches_dist,
+//   _check_better_path): two leaves are 2 x (levels up to their common
+//   ancestor) apart.
+// - Nodes are in our node order (slurm.conf order = bitmap order) and all have
+//   the same Weight; node features, reservations and partitions are not
+//   modelled.
+// - A whole-node job (`nodes: K`, `exclusive`) is `sbatch -N K --exclusive`.
+//   A job counted in accelerators is `sbatch --gpus=N` (GPUs per job): Slurm
+//   then asks for one node at least (rem_nodes = MIN(min_nodes, req_nodes)
+//   when gres_sched_init finds a per-job GRES) and keeps adding nodes, each
+//   with all of its free GPUs (gres_sched_add), until the total suffices
+//   (gres_sched_test). Which GPUs of the last node the job gets is decided
+//   later by Slurm; we give every node all of its usable GPUs up to the
+//   remainder, in device order. With tensor-parallel groups (granule) only
+//   whole groups of a node's free GPUs count, as with
+//   `--ntasks=N/tp --gpus-per-task=tp` where a task never spans nodes.
+// - required: the level of the leaf switches is `--switches=1` with the wait
+//   not yet expired: an allocation over more than one leaf switch leaves the
+//   job pending (the `fini:` block of _eval_nodes_topo sets best_switch =
+//   false), so it is not placed. Slurm does not look for another allocation
+//   that would fit one leaf (it retries only for -N min-max ranges).
+//   required: node is `-N 1`: only nodes with enough free GPUs qualify, and a
+//   whole-node job must ask for one node. required at the root is always met.
+//   Slurm cannot express the other levels (e.g. one SU of several leaf
+//   switches); they and `preferred` are ignored, and `topoplan check`
+//   reports the violations.
+//
+// Rules (_eval_nodes_topo; names of the 22.05 file, the same in
+// eval_nodes_tree.c unless noted):
+// 1. Top switch: scanning switches in index order, each switch with at least
+//    the remaining node count (_enough_nodes) replaces the current pick when
+//    its level is at least as high; so the top switch is the highest (the
+//    root when it has enough) — the doc's "lowest level switch that can
+//    satisfy the request" is what rule 3's comparison achieves, not this step.
+//    No such switch: the job does not fit. Only nodes below it are used.
+// 2. Candidate nodes: every usable node below the top switch (one weight
+//    group); each switch counts its candidate nodes.
+// 3. Leaf choice (_topo_choose_best_switch over the leaf switches in index
+//    order): the first leaf with candidates starts as the best; a later leaf
+//    i replaces the best b when
+//      - 22.05: dist[i] < dist[b] and compare(i, b) >= 0, or dist[i] ==
+//        dist[b] and compare(i, b) > 0;
+//      - current: dist[i] < dist[b] and i "fits" (the last fit test of the
+//        comparison), or dist[i] == dist[b] and compare(i, b) > 0.
+//    dist[x] is the sum of hops from x to the leaves chosen so far
+//    (_topo_add_dist), 0 for the first choice.
+//    compare(i, j) (_topo_compare_switches), with fit = count >= remaining
+//    nodes: both fit -> fewer nodes wins (equal: go to the tail); one fits ->
+//    it wins; neither -> if their parents differ, compare the parents the
+//    same way, else go to the tail. Tail: more nodes wins, then the lower
+//    switch level, else a tie (0).
+// 4. Nodes of the chosen leaf are taken in bitmap order (the code's own
+//    NOTE: "Ideally we would add nodes in order of resource availability")
+//    until the request is met; a leaf whose nodes are all taken counts 0 from
+//    then on. Current rules also subtract its nodes from every ancestor
+//    switch (_decrement_node_cnt, 24.05.3); 22.05 leaves the ancestors'
+//    counts as they were, which matters for rule 3's parent comparison.
+// 5. Ranks: Slurm lays tasks out over the job's nodes in bitmap order, so
+//    ranks follow our node order whatever order the leaves were chosen in.
+#include "topoplan/placement/slurm_policy.hpp"
+
+#include <algorithm>
+
+namespace topoplan {
+
+namespace {
+
+// One evaluation of _eval_nodes_topo.
+class TreeEvaluation {
+ public:
+  TreeEvaluation(const Topology& t, SlurmTreeRules rules) : t_(t), rules_(rules), leaf_level_(t.host_level() - 1) {}
+
+  // Candidate nodes per switch (domains above the host level).
+  void count(const std::vector<std::uint8_t>& candidate) {
+    auto [first_node, last_node] = t_.domains_at(t_.host_level());
+    count_.assign(first_node, 0);
+    for (DomainId n = first_node; n < last_node; ++n)
+      if (candidate[n - first_node]) ++count_[t_.domain(n).parent];
+    for (LevelIndex l = leaf_level_; l-- > 0;) {
+      auto [first, last] = t_.domains_at(l);
+      for (DomainId d = first; d < last; ++d) {
+        const Domain& dom = t_.domain(d);
+        for (std::uint32_t c = 0; c < dom.child_count; ++c) count_[d] += count_[dom.first_child + c];
+      }
+    }
+  }
+
+  // Rule 1.
+  DomainId top_switch(std::int64_t rem_nodes) const {
+    DomainId top = kNone;
+    for (DomainId s = 0; s < count_.size(); ++s) {
+      if (count_[s] == 0 || count_[s] < rem_nodes) continue;
+      if (top == kNone || switch_level(s) >= switch_level(top)) top = s;
+    }
+    return top;
+  }
+
+  // Rule 3, one scan; kNone when no leaf has candidates left.
+  DomainId choose_leaf(const std::vector<DomainId>& leaves, const std::vector<std::uint64_t>& dist,
+                       std::int64_t rem_nodes) const {
+    DomainId best = kNone;
+    std::size_t best_i = 0;
+    for (std::size_t i = 0; i < leaves.size(); ++i) {
+      DomainId leaf = leaves[i];
+      if (best == kNone || count_[leaf] == 0) {
+        if (count_[leaf] > 0) {
+          best = leaf;
+          best_i = i;
+        }
+        continue;
+      }
+      bool i_fit = false;
+      int tcs = compare(leaf, best, rem_nodes, i_fit);
+      bool closer = dist[i] < dist[best_i];
+      bool replace = rules_ == SlurmTreeRules::v22_05 ? ((closer && tcs >= 0) || (dist[i] == dist[best_i] && tcs > 0))
+                                                      : ((closer && i_fit) || (dist[i] == dist[best_i] && tcs > 0));
+      if (replace) {
+        best = leaf;
+        best_i = i;
+      }
+    }
+    return best;
+  }
+
+  // Rule 4: a leaf used up.
+  void exhaust(DomainId leaf) {
+    if (rules_ == SlurmTreeRules::current) {
+      std::int64_t taken = count_[leaf];
+      for (DomainId s = t_.domain(leaf).parent; s != kNone; s = t_.domain(s).parent)
+        count_[s] = count_[s] <= taken ? 0 : count_[s] - taken;
+    }
+    count_[leaf] = 0;
+  }
+
+  // Hops between two leaf switches (same level).
+  std::uint64_t hops(DomainId a, DomainId b) const {
+    std::uint64_t up = 0;
+    while (a != b) {
+      a = t_.domain(a).parent;
+      b = t_.domain(b).parent;
+      ++up;
+    }
+    return 2 * up;
+  }
+
+ private:
+  // Slurm's switch level: 0 for leaf switches, counting up to the root.
+  std::uint32_t switch_level(DomainId s) const { return leaf_level_ - t_.domain(s).level; }
+  // Slurm's parent of the root is the root (index 0; 22.05 leaves it 0).
+  DomainId parent_switch(DomainId s) const { return s == t_.root() ? s : t_.domain(s).parent; }
+
+  // Rule 3's _topo_compare_switches: 1 when i is the better fit, -1 when j is.
+  int compare(DomainId i, DomainId j, std::int64_t rem_nodes, bool& i_fit_out) const {
+    while (true) {
+      bool i_fit = count_[i] >= rem_nodes;
+      bool j_fit = count_[j] >= rem_nodes;
+      i_fit_out = i_fit;
+      if (i_fit && j_fit) {
+        if (count_[i] < count_[j]) return 1;
+        if (count_[i] > count_[j]) return -1;
+        break;
+      }
+      if (i_fit) return 1;
+      if (j_fit) return -1;
+      DomainId pi = parent_switch(i);
+      DomainId pj = parent_switch(j);
+      if ((pi != i || pj != j) && pi != pj) {
+        i = pi;
+        j = pj;
+        continue;
+      }
+      break;
+    }
+    if (count_[i] > count_[j]) return 1;
+    if (count_[i] < count_[j]) return -1;
+    if (switch_level(i) < switch_level(j)) return 1;
+    if (switch_level(i) > switch_level(j)) return -1;
+    return 0;
+  }
+
+  const Topology& t_;
+  SlurmTreeRules rules_;
+  LevelIndex leaf_level_;
+  std::vector<std::int64_t> count_;  // per switch (domain id < first node)
+};
+
+}  // namespace
+
+std::string_view SlurmPolicy::name() const { return rules_ == SlurmTreeRules::v22_05 ? "slurm-22.05" : "slurm"; }
+
+std::vector<std::uint32_t> SlurmPolicy::place(const CapacityView& view, const PlaceRequest& request) const {
+  const Topology& t = view.topology();
+  if (request.units == 0) return {};
+  const LevelIndex host = t.host_level();
+  const bool whole = view.whole_nodes();
+  const std::uint32_t group = !whole && request.granule > 1 && request.units % request.granule == 0 ? request.granule : 1;
+  const bool one_node = request.required && *request.required == host;
+  const bool one_leaf = request.required && host > 0 && *request.required == host - 1;
+  if (one_node && whole && request.units > 1) return {};
+
+  // Candidate nodes and what each offers: a whole free node, or its usable
+  // accelerators in whole groups.
+  auto [first_node, last_node] = t.domains_at(host);
+  std::vector<std::uint32_t> offer(last_node - first_node, 0);
+  std::vector<std::uint8_t> candidate(offer.size(), 0);
+  for (DomainId n = first_node; n < last_node; ++n) {
+    std::uint32_t& o = offer[n - first_node];
+    if (whole)
+      o = view.node_free(n) && t.domain(n).accelerator_count() > 0 ? 1 : 0;
+    else
+      o = view.accelerators(n) / group * group;
+    if (one_node && !whole && o < request.units) o = 0;
+    candidate[n - first_node] = o > 0 ? 1 : 0;
+  }
+
+  std::int64_t rem_nodes = whole ? request.units : 1;
+  std::uint32_t rem_accels = whole ? 0 : request.units;
+  std::vector<std::pair<DomainId, std::uint32_t>> taken;  // node, accelerators (0 = whole node)
+  auto take_from = [&](DomainId n) {
+    std::uint32_t o = offer[n - first_node];
+    if (!candidate[n - first_node]) return false;
+    candidate[n - first_node] = 0;
+    --rem_nodes;
+    std::uint32_t amount = whole ? 0 : std::min(o, rem_accels);
+    rem_accels -= amount;
+    taken.emplace_back(n, amount);
+    return rem_nodes <= 0 && rem_accels == 0;
+  };
+
+  bool done = false;
+  if (host == 0) {
+    // No switch above the only node: it fits or it does not.
+    done = take_from(first_node);
+  } else {
+    TreeEvaluation eval(t, rules_);
+    eval.count(candidate);
+    DomainId top = eval.top_switch(rem_nodes);
+    if (top == kNone) return {};
+    std::vector<DomainId> leaves;
+    std::uint64_t offered = 0;
+    auto [first_leaf, last_leaf] = t.domains_at(host - 1);
+    for (DomainId leaf = first_leaf; leaf < last_leaf; ++leaf)
+      if (t.contains(top, leaf)) {
+        leaves.push_back(leaf);
+        const Domain& d = t.domain(leaf);
+        for (std::uint32_t c = 0; c < d.child_count; ++c) offered += offer[d.first_child + c - first_node];
+      }
+    if (!whole && offered < request.units) return {};  // not "sufficient" below the top switch
+    std::vector<std::uint64_t> dist(leaves.size(), 0);
+    while (!done) {
+      DomainId leaf = eval.choose_leaf(leaves, dist, rem_nodes);
+      if (leaf == kNone) break;
+      for (std::size_t i = 0; i < leaves.size(); ++i) dist[i] += eval.hops(leaf, leaves[i]);
+      const Domain& d = t.domain(leaf);
+      for (std::uint32_t c = 0; c < d.child_count && !done; ++c) done = take_from(d.first_child + c);
+      if (!done) eval.exhaust(leaf);
+    }
+  }
+  if (!done) return {};
+  if (one_leaf) {
+    DomainId leaf = t.domain(taken.front().first).parent;
+    for (const auto& [n, amount] : taken)
+      if (t.domain(n).parent != leaf) return {};  // pending on --switches=1
+  }
+
+  // Rule 5: ranks in node order.
+  std::sort(taken.begin(), taken.end());
+  std::vector<std::uint32_t> out;
+  for (const auto& [n, amount] : taken) {
+    const Domain& node = t.domain(n);
+    std::uint32_t left = whole ? node.accelerator_count() : amount;
+    for (std::uint32_t a = node.accel_begin; a < node.accel_end && left > 0; ++a)
+      if (view.usable(a)) {
+        out.push_back(a);
+        --left;
+      }
+  }
+  return out;
+}
+
+}  // namespace topoplan

@@ -1,0 +1,266 @@
+// The `slurm` policies against the rules of Slurm's _eval_nodes_topo
+// (select/cons_tres + topology/tree), each expectation worked out by hand from
+// the rule it names; where 22.05 and 24.05.3+ differ, both are pinned.
+#include "topoplan/placement/slurm_policy.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "topoplan/io/topology_yaml.hpp"
+#include "topoplan/placement/planner.hpp"
+
+using namespace topoplan;
+
+namespace {
+
+using Runs = std::vector<std::pair<std::string, int>>;
+
+// Takes the first `n` accelerators of a node (all when n is 0).
+void busy(Occupancy& occ, const std::string& host, std::uint32_t n = 0) {
+  const Topology& t = occ.topology();
+  TopologyIndex index(t);
+  std::optional<DomainId> node = index.find_domain(host);
+  REQUIRE(node);
+  const Domain& d = t.domain(*node);
+  std::uint32_t end = n == 0 ? d.accel_end : d.accel_begin + n;
+  for (std::uint32_t a = d.accel_begin; a < end; ++a) occ.take(a, 7);
+}
+
+std::vector<std::uint32_t> place(const Occupancy& occ, std::uint32_t units, bool whole,
+                                 SlurmTreeRules rules = SlurmTreeRules::current,
+                                 std::optional<std::string> required = std::nullopt, std::uint32_t granule = 1) {
+  const Topology& t = occ.topology();
+  SlurmPolicy policy(rules);
+  CapacityView view(occ, whole);
+  PlaceRequest r;
+  r.units = units;
+  r.granule = granule;
+  if (required) r.required = t.find_level(*required);
+  return policy.place(view, r);
+}
+
+std::vector<std::uint32_t> nodes(const Occupancy& occ, std::uint32_t n, SlurmTreeRules rules = SlurmTreeRules::current,
+                                 std::optional<std::string> required = std::nullopt) {
+  return place(occ, n, true, rules, std::move(required));
+}
+
+// Hostnames in rank order with how many consecutive ranks each holds.
+Runs runs(const Topology& t, const std::vector<std::uint32_t>& accels) {
+  Runs out;
+  for (std::uint32_t a : accels) {
+    std::string host(t.hostname(t.device(t.accelerators()[a]).domain));
+    if (out.empty() || out.back().first != host)
+      out.emplace_back(host, 1);
+    else
+      ++out.back().second;
+  }
+  return out;
+}
+
+// Hostnames in rank order.
+std::vector<std::string> hosts(const Topology& t, const std::vector<std::uint32_t>& accels) {
+  std::vector<std::string> out;
+  for (const auto& [host, count] : runs(t, accels)) out.push_back(host);
+  return out;
+}
+
+// Hostnames "PREFIX-nA" .. "PREFIX-nB".
+std::vector<std::string> range(const std::string& prefix, int first, int last) {
+  std::vector<std::string> out;
+  for (int i = first; i <= last; ++i) out.push_back(prefix + "-n" + std::to_string(i));
+  return out;
+}
+
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Four leaf switches of eight 1-GPU nodes under one root switch.
+const char* kLeaves = R"(name: leaves
+levels: [cluster, leaf, node]
+blocks:
+  node: {level: node, devices: [{name: gpu0, kind: gpu}]}
+  leaf: {level: leaf, children: [{block: node, count: 8, name: "n{i}"}]}
+  c: {level: cluster, children: [{block: leaf, count: 4, name: "l{i}"}]}
+)";
+
+// Two SU switches of two leaf switches of four 1-GPU nodes.
+const char* kTree = R"(name: tree
+levels: [cluster, su, leaf, node]
+blocks:
+  node: {level: node, devices: [{name: gpu0, kind: gpu}]}
+  leaf: {level: leaf, children: [{block: node, count: 4, name: "n{i}"}]}
+  su: {level: su, children: [{block: leaf, count: 2, name: "l{i}"}]}
+  c: {level: cluster, children: [{block: su, count: 2, name: "s{i}"}]}
+)";
+
+}  // namespace
+
+TEST_CASE("slurm: the tightest leaf that holds the job, nodes in bitmap order") {
+  Topology t = parse_topology_yaml(kLeaves, "leaves.yaml");
+  Occupancy occ(t);
+  // Free nodes per leaf: l0 6, l1 3 (n1, n3, n5), l2 4, l3 8.
+  for (int n : {0, 1}) busy(occ, "l0-n" + std::to_string(n));
+  for (int n : {0, 2, 4, 6, 7}) busy(occ, "l1-n" + std::to_string(n));
+  for (int n : {4, 5, 6, 7}) busy(occ, "l2-n" + std::to_string(n));
+  // 3 fits every leaf; the tightest is l1, whose free nodes are taken in order.
+  CHECK(hosts(t, nodes(occ, 3)) == std::vector<std::string>{"l1-n1", "l1-n3", "l1-n5"});
+  // 4: l2 (4 free) is tighter than l0 (6) and l3 (8).
+  CHECK(hosts(t, nodes(occ, 4)) == range("l2", 0, 3));
+  // 7: only l3 holds it.
+  CHECK(hosts(t, nodes(occ, 7)) == range("l3", 0, 6));
+  // More than is free: no top switch has enough nodes.
+  CHECK(nodes(occ, 22).empty());
+}
+
+TEST_CASE("slurm: no leaf holds it: the largest leaf first, then the tightest for the rest") {
+  Topology t = parse_topology_yaml(kLeaves, "leaves.yaml");
+  Occupancy occ(t);
+  // Free: l0 6, l1 3, l2 4, l3 0.
+  for (int n : {0, 1}) busy(occ, "l0-n" + std::to_string(n));
+  for (int n : {0, 1, 2, 3, 4}) busy(occ, "l1-n" + std::to_string(n));
+  for (int n : {4, 5, 6, 7}) busy(occ, "l2-n" + std::to_string(n));
+  for (int n = 0; n < 8; ++n) busy(occ, "l3-n" + std::to_string(n));
+  // 9: no leaf fits, all share the root, so the largest, l0 (6), wins; the
+  // remaining 3 fit l1 (3) and l2 (4) at the same distance: l1 is tighter.
+  CHECK(hosts(t, nodes(occ, 9)) == range("l0", 2, 7) + range("l1", 5, 7));
+}
+
+TEST_CASE("slurm: ranks follow node order, not the order leaves were chosen in") {
+  Topology t = parse_topology_yaml(kLeaves, "leaves.yaml");
+  Occupancy occ(t);
+  // Free: l0 3 (n5-n7), l1 6 (n2-n7), l2 and l3 none.
+  for (int n = 0; n < 5; ++n) busy(occ, "l0-n" + std::to_string(n));
+  for (int n : {0, 1}) busy(occ, "l1-n" + std::to_string(n));
+  for (int n = 0; n < 8; ++n) busy(occ, "l2-n" + std::to_string(n));
+  for (int n = 0; n < 8; ++n) busy(occ, "l3-n" + std::to_string(n));
+  // 8: l1 (6, the larger) is chosen first, then 2 nodes of l0; rank 0 is on l0.
+  CHECK(hosts(t, nodes(occ, 8)) == range("l0", 5, 6) + range("l1", 2, 7));
+}
+
+TEST_CASE("slurm: the first leaf comes from the tightest subtree, the rest from nearby leaves") {
+  Topology t = parse_topology_yaml(kTree, "tree.yaml");
+  Occupancy occ(t);
+  // Free: s0/l0 2 (n2, n3), s0/l1 0, s1/l0 4, s1/l1 2 (n2, n3).
+  for (int n : {0, 1}) busy(occ, "s0-l0-n" + std::to_string(n));
+  for (int n = 0; n < 4; ++n) busy(occ, "s0-l1-n" + std::to_string(n));
+  for (int n : {0, 1}) busy(occ, "s1-l1-n" + std::to_string(n));
+  // 5: no leaf fits; s0/l0 and s1/l0 have different parents, so their SU
+  // switches are compared: s1 (6) fits, s0 (2) does not, so s1/l0 is first.
+  // The last node: s0/l0 (2 free, 4 hops away, scanned first) against s1/l1
+  // (2 free, 2 hops): equal fit, so the closer one wins under both rule sets.
+  for (SlurmTreeRules rules : {SlurmTreeRules::current, SlurmTreeRules::v22_05})
+    CHECK(hosts(t, nodes(occ, 5, rules)) == range("s1-l0", 0, 3) + range("s1-l1", 2, 2));
+}
+
+TEST_CASE("slurm: leaves under different switches are compared by their parents") {
+  Topology t = parse_topology_yaml(kTree, "tree.yaml");
+  Occupancy occ(t);
+  // Free: s0/l0 4, s0/l1 0 (s0 holds 4); s1/l0 3, s1/l1 3 (s1 holds 6).
+  for (int n = 0; n < 4; ++n) busy(occ, "s0-l1-n" + std::to_string(n));
+  busy(occ, "s1-l0-n3");
+  busy(occ, "s1-l1-n3");
+  // 5: no leaf fits. s0/l0 is the largest leaf, but against s1/l0 the SU
+  // switches decide: s1 (6) fits and s0 (4) does not. The other 2 nodes come
+  // from s1/l1, 2 hops away instead of 4.
+  CHECK(hosts(t, nodes(occ, 5)) == range("s1-l0", 0, 2) + range("s1-l1", 0, 1));
+}
+
+TEST_CASE("slurm: a closer leaf must fit (24.05.3+) or be no worse a fit (22.05)") {
+  Topology t = parse_topology_yaml(kTree, "tree.yaml");
+  Occupancy occ(t);
+  // Free: s0/l0 1 (n3), s0/l1 0, s1/l0 4, s1/l1 2 (n2, n3).
+  for (int n : {0, 1, 2}) busy(occ, "s0-l0-n" + std::to_string(n));
+  for (int n = 0; n < 4; ++n) busy(occ, "s0-l1-n" + std::to_string(n));
+  for (int n : {0, 1}) busy(occ, "s1-l1-n" + std::to_string(n));
+  // 5: s1/l0 first as above; 1 node left. Scanning from s0/l0 (1 free, 4
+  // hops): s1/l1 is closer (2 hops) and fits, but s0/l0 is the tighter fit.
+  // 24.05.3+ takes the closer leaf that fits; 22.05 replaces the best only
+  // with a closer leaf that compares at least as well, so it stays on s0/l0.
+  CHECK(hosts(t, nodes(occ, 5, SlurmTreeRules::current)) == range("s1-l0", 0, 3) + range("s1-l1", 2, 2));
+  CHECK(hosts(t, nodes(occ, 5, SlurmTreeRules::v22_05)) == range("s0-l0", 3, 3) + range("s1-l0", 0, 3));
+}
+
+TEST_CASE("slurm: counts of switches above a used-up leaf") {
+  Topology t = parse_topology_yaml(kTree, "tree.yaml");
+  Occupancy occ(t);
+  // Free: s0/l0 1 (n3), s0/l1 1 (n3), s1/l0 4, s1/l1 1 (n3); s0 holds 2, s1 5.
+  for (const char* leaf : {"s0-l0", "s0-l1", "s1-l1"})
+    for (int n = 0; n < 3; ++n) busy(occ, std::string(leaf) + "-n" + std::to_string(n));
+  // 6: s1/l0 first (its SU holds more), 2 left. s1/l1 is closer than s0/l0
+  // but neither leaf holds 2, so their SUs are compared: s1 now holds 1 (4 of
+  // its 5 are taken; 24.05.3 subtracts them, 22.05 keeps comparing with 5 but
+  // then needs a fit at least as good). Either way s0/l0 stays the best, and
+  // the last node comes from s0/l1, scanned before s1/l1 at equal distance.
+  for (SlurmTreeRules rules : {SlurmTreeRules::current, SlurmTreeRules::v22_05})
+    CHECK(hosts(t, nodes(occ, 6, rules)) ==
+          std::vector<std::string>{"s0-l0-n3", "s0-l1-n3"} + range("s1-l0", 0, 3));
+}
+
+TEST_CASE("slurm: required leaf is --switches=1, and a node is -N 1") {
+  Topology t = parse_topology_yaml(kLeaves, "leaves.yaml");
+  Occupancy occ(t);
+  // Free: l0 6, l1 3, l2 4, l3 8.
+  for (int n : {0, 1}) busy(occ, "l0-n" + std::to_string(n));
+  for (int n : {0, 1, 2, 3, 4}) busy(occ, "l1-n" + std::to_string(n));
+  for (int n : {4, 5, 6, 7}) busy(occ, "l2-n" + std::to_string(n));
+  CHECK(hosts(t, nodes(occ, 7, SlurmTreeRules::current, "leaf")) == range("l3", 0, 6));
+  // 9 fits no leaf: without the constraint it spreads; with it, it waits.
+  CHECK(nodes(occ, 9).size() == 9);
+  CHECK(nodes(occ, 9, SlurmTreeRules::current, "leaf").empty());
+  // Required at the root constrains nothing; at the node level a whole-node
+  // job can only ask for one node.
+  CHECK(nodes(occ, 9, SlurmTreeRules::current, "cluster").size() == 9);
+  CHECK(nodes(occ, 1, SlurmTreeRules::current, "node").size() == 1);
+  CHECK(nodes(occ, 2, SlurmTreeRules::current, "node").empty());
+}
+
+TEST_CASE("slurm: --gpus=N counts nodes, not GPUs, when it chooses leaves") {
+  Topology t = parse_topology_yaml(R"(name: gpus
+levels: [cluster, leaf, node]
+blocks:
+  node: {level: node, devices: [{name: "gpu[0-3]", kind: gpu}]}
+  c:
+    level: cluster
+    children:
+      - {block: leaf2, count: 1, name: a}
+      - {block: leaf4, count: 1, name: b}
+  leaf2: {level: leaf, children: [{block: node, count: 2, name: "n{i}"}]}
+  leaf4: {level: leaf, children: [{block: node, count: 4, name: "n{i}"}]}
+)",
+                                   "gpus.yaml");
+  Occupancy occ(t);
+  busy(occ, "a-n0", 3);  // leaf a: one node with 1 free GPU (n1 is full)
+  busy(occ, "a-n1");     // leaf b: four nodes with 4 free GPUs each
+  // One node is asked for, so both leaves "fit" and the one with fewer
+  // candidate nodes, a, wins although it has 1 GPU; the remaining 3 come
+  // from b's first node.
+  CHECK(runs(t, place(occ, 4, false)) == Runs{{"a-n0", 1}, {"b-n0", 3}});
+  // With tensor-parallel groups of 2, a's node offers no whole group.
+  CHECK(runs(t, place(occ, 4, false, SlurmTreeRules::current, std::nullopt, 2)) == Runs{{"b-n0", 4}});
+  // --switches=1 then leaves the job pending although leaf b could hold it.
+  CHECK(place(occ, 4, false, SlurmTreeRules::current, "leaf").empty());
+  // -N 1: only nodes with 4 free GPUs qualify.
+  CHECK(runs(t, place(occ, 4, false, SlurmTreeRules::current, "node")) == Runs{{"b-n0", 4}});
+}
+
+TEST_CASE("slurm: the planner runs both rule sets by name") {
+  Topology t = parse_topology_yaml(kLeaves, "leaves.yaml");
+  for (const char* name : {"slurm", "slurm-22.05"}) {
+    PlanOptions o;
+    o.policy = name;
+    Job job;
+    job.name = "a";
+    job.nodes = 3;
+    job.exclusive = true;
+    Plan p = plan_jobs(t, {job}, o);
+    REQUIRE(p.placements[0].placed);
+    CHECK(p.placements[0].device_count() == 3);
+  }
+  CHECK(make_policy("slurm-22.05", t, 1)->name() == "slurm-22.05");
+}
