@@ -32,6 +32,7 @@ std::span<const Command> commands();
 // One setup function per command file.
 Action setup_topology(CLI::App& command);
 Action setup_render(CLI::App& command);
+Action setup_cost(CLI::App& command);
 Action setup_plan(CLI::App& command);
 Action setup_evaluate(CLI::App& command);
 Action setup_compare(CLI::App& command);

@@ -7,6 +7,7 @@ namespace {
 constexpr Command kCommands[] = {
     {"topology", "list, show and validate topologies", setup_topology},
     {"render", "draw a topology as DOT, SVG or PNG", setup_render},
+    {"cost", "estimate the time of a collective on a set of accelerators", setup_cost},
     {"plan", "place jobs on a topology", setup_plan},
     {"evaluate", "price and check a given plan", setup_evaluate},
     {"compare", "plan the same jobs with several policies side by side", setup_compare},

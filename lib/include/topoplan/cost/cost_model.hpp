@@ -1,0 +1,153 @@
+// The collective cost model: how long a collective takes on a set of placed
+// ranks, structured like NCCL's tuner (per algorithm and protocol, latency +
+// size / bandwidth) with bandwidths derived from the topology graph, tier by
+// tier: inside scale-up islands, out of islands through NICs, and out of each
+// coarser domain through its switch tier. topoplan-cost(7) documents the
+// formulas, their sources and the calibration.
+//
+//   CostModel model(topology);
+//   CollectiveCost c = model.collective({ranks, Collective::allreduce, 1 << 30});
+//
+// A CostModel keeps a reference to its topology and reusable scratch space:
+// its methods are const but not safe to call from two threads at once; use one
+// model per thread.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "topoplan/cost/collective.hpp"
+#include "topoplan/cost/fabric_profile.hpp"
+#include "topoplan/cost/step_cost.hpp"
+#include "topoplan/model/topology.hpp"
+
+namespace topoplan {
+
+/// One collective on placed ranks. The query views its ranks: keep the
+/// vector they live in alive while the query is used.
+struct CollectiveQuery {
+  std::span<const DeviceId> ranks;  // accelerators in rank order, no repeats
+  Collective op = Collective::allreduce;
+  std::uint64_t bytes = 0;          // nccl-tests size: the total buffer for allgather/reducescatter
+  Algorithm algorithm = Algorithm::automatic;
+};
+
+/// The part of the fabric a collective's traffic crosses.
+enum class Tier : std::uint8_t {
+  scale_up,  // inside an island over NVLink/xGMI/C2C (per rank)
+  pcie,      // inside a node without scale-up links (per rank)
+  socket,    // between the CPU sockets of a node
+  nic,       // each rank's own network share (per rank)
+  island,    // out of an island (or node) through its ranks' NICs
+  level,     // out of a domain of a coarser level through its switch tier
+};
+
+std::string_view tier_name(Tier tier);
+
+/// The traffic of one tier for the chosen algorithm.
+struct TierCost {
+  Tier tier = Tier::scale_up;
+  LevelIndex level = kNone;      // island: the level naming the group; level: that level
+  std::uint32_t where = kNone;   // DomainId for island/level/socket; accelerator index otherwise
+  std::uint8_t phase = 0;        // hierarchical algorithms run phases one after another
+  bool nvls = false;             // bandwidth includes NCCL's nvlsEfficiency
+  double bytes = 0;              // bytes the busiest resource of the tier carries
+  double bandwidth = 0;          // its effective GB/s per direction (its share, under contention)
+  double time_us = 0;            // bytes / bandwidth
+};
+
+/// An algorithm and protocol the model priced, with its time.
+struct Candidate {
+  Algorithm algorithm = Algorithm::ring;
+  Protocol protocol = Protocol::simple;
+  double time_us = 0;
+};
+
+inline constexpr std::size_t kMaxTiers = 20;
+inline constexpr std::size_t kMaxCandidates = 16;
+
+struct CollectiveCost {
+  Collective op = Collective::allreduce;
+  std::uint64_t bytes = 0;
+  std::uint32_t ranks = 0;
+  std::uint32_t islands = 0;        // scale-up islands (or PCIe nodes) spanned: NCCL's "nodes"
+  std::uint32_t nodes = 0;          // hosts spanned
+  Generation generation = Generation::ampere;  // the oldest among the ranks
+  Algorithm algorithm = Algorithm::ring;
+  Protocol protocol = Protocol::simple;
+  bool forced = false;              // the algorithm was requested, not chosen
+  bool reachable = true;            // false when some ranks have no path to each other
+  bool scale_up = true;             // the islands are scale-up islands, not PCIe-only nodes
+  double time_us = 0;
+  double latency_us = 0;            // the latency part of time_us
+  double algbw_gbps = 0;            // bytes / time
+  double busbw_gbps = 0;            // algbw x bus_factor
+  /// Index into tiers() of the limiting tier; kNone when latency dominates.
+  std::uint32_t bottleneck = kNone;
+
+  std::span<const TierCost> tiers() const { return {tier_data.data(), tier_count}; }
+  std::span<const Candidate> candidates() const { return {candidate_data.data(), candidate_count}; }
+
+  std::array<TierCost, kMaxTiers> tier_data{};
+  std::uint32_t tier_count = 0;
+  std::array<Candidate, kMaxCandidates> candidate_data{};
+  std::uint32_t candidate_count = 0;
+};
+
+struct CostModelOptions {
+  /// The size-dependent efficiency of the bandwidth term (nccl::ramp_efficiency).
+  /// Off only to show what it contributes (the calibration report does).
+  bool size_efficiency = true;
+};
+
+class CostModel {
+ public:
+  /// Analyses the topology's fabric once. The topology must outlive the model.
+  explicit CostModel(const Topology& topology, const CostModelOptions& options = {});
+  ~CostModel();
+  CostModel(CostModel&&) noexcept;
+  CostModel& operator=(CostModel&&) noexcept;
+
+  const Topology& topology() const { return fabric_.topology(); }
+  const FabricProfile& fabric() const { return fabric_; }
+
+  /// Prices one collective. Throws InputError for invalid queries: no ranks,
+  /// a device that is not an accelerator, a repeated rank, a zero size, or a
+  /// requested algorithm that the ranks' hardware does not support.
+  CollectiveCost collective(const CollectiveQuery& query) const;
+
+  /// The query at every power-of-two multiple of `from` up to `to`, as
+  /// nccl-tests -b FROM -e TO -f 2 runs it.
+  std::vector<CollectiveCost> sweep(const CollectiveQuery& query, std::uint64_t from, std::uint64_t to) const;
+
+  /// Prices collectives that run at the same time: where their traffic leaves
+  /// the same domain, they share its egress, each flow an equal part.
+  std::vector<CollectiveCost> concurrent(std::span<const CollectiveQuery> queries) const;
+  /// The same, handing each result to `result(index, cost)` instead of
+  /// keeping them all (the planner's and step()'s path).
+  void concurrent(std::span<const CollectiveQuery> queries,
+                  const std::function<void(std::size_t, const CollectiveCost&)>& result) const;
+
+  /// Communication seconds per step of one job (rank mapping in step_cost.hpp).
+  StepCost step(std::span<const DeviceId> ranks, const Parallelism& parallelism, const Workload& workload) const;
+  /// Steps of jobs that run at the same time: each kind of communication of
+  /// every job is priced together with that kind of every other job.
+  std::vector<StepCost> steps(std::span<const StepQuery> jobs) const;
+
+  /// Moving `bytes` of KV cache from a prefill pool to a decode pool.
+  KvTransferCost kv_transfer(std::span<const DeviceId> prefill, std::span<const DeviceId> decode,
+                             std::uint64_t bytes) const;
+
+  struct Scratch;
+
+ private:
+  FabricProfile fabric_;
+  CostModelOptions options_;
+  std::unique_ptr<Scratch> scratch_;
+};
+
+}  // namespace topoplan

@@ -1,0 +1,79 @@
+// The communication time of one training or inference step of a job, from its
+// parallelism and workload sizes, and of a KV-cache hand-over between a
+// prefill and a decode pool. CostModel::step, steps and kv_transfer compute them.
+//
+// Rank mapping: global rank r of a job with parallelism (tp, pp, dp) is
+//     r = t + tp * (p + pp * d)      t < tp, p < pp, d < dp
+// so tensor-parallel groups are runs of tp consecutive ranks, pipeline stages
+// come next (stride tp) and data-parallel replicas last (stride tp * pp), as
+// in Megatron-LM's default order. Expert-parallel groups are runs of ep
+// consecutive data-parallel replicas of the same (t, p): ep must divide dp.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "topoplan/model/topology.hpp"
+
+namespace topoplan {
+
+struct Parallelism {
+  std::uint32_t tp = 1;  // tensor parallel
+  std::uint32_t pp = 1;  // pipeline parallel
+  std::uint32_t dp = 1;  // data parallel (replicas)
+  std::uint32_t ep = 1;  // expert parallel, within data parallel
+
+  std::uint32_t ranks() const { return tp * pp * dp; }
+};
+
+/// Sizes in bytes of what a step communicates. Zero switches a part off.
+struct Workload {
+  /// Gradient bytes of the whole model per step (parameters x gradient
+  /// dtype); each data-parallel group synchronises its 1/(tp*pp) share.
+  double gradient_bytes = 0;
+  /// ZeRO/FSDP-style reduce-scatter + all-gather instead of an all-reduce.
+  bool sharded_data_parallel = false;
+  /// One micro-batch's activations at a layer boundary (batch x sequence x
+  /// hidden x dtype): tensor parallelism all-reduces it, pipeline stages send
+  /// a 1/tp slice of it (scatter-gather) to the next stage.
+  double activation_bytes = 0;
+  std::uint32_t layers = 0;        // transformer layers of the whole model
+  std::uint32_t micro_batches = 1; // per step and pipeline
+  /// Bytes each rank dispatches per MoE layer and micro-batch (tokens x hidden
+  /// x dtype x top-k); dispatch and combine are all-to-alls over the EP group.
+  double moe_dispatch_bytes = 0;
+  std::uint32_t moe_layers = 0;
+  /// Training: forward and backward (TP 4 all-reduces per layer, PP sends both
+  /// ways, MoE 4 all-to-alls per layer, DP gradient sync). Inference: forward
+  /// only (TP 2 all-reduces per layer, PP one way, MoE 2, no DP).
+  bool training = true;
+};
+
+/// One job of CostModel::steps.
+struct StepQuery {
+  std::span<const DeviceId> ranks;  // size tp * pp * dp, in rank order
+  Parallelism parallelism;
+  Workload workload;
+};
+
+/// Seconds of communication per step, by kind. Groups of one kind run at the
+/// same time and share links; the time of a kind is that of its slowest group.
+/// Overlap with computation is not modelled: this is exposed time if nothing
+/// overlaps.
+struct StepCost {
+  double tp = 0;
+  double pp = 0;
+  double dp = 0;
+  double ep = 0;
+  double seconds() const { return tp + pp + dp + ep; }
+};
+
+/// A KV-cache hand-over from a prefill pool to a decode pool.
+struct KvTransferCost {
+  double seconds = 0;
+  double bandwidth_gbps = 0;  // bytes / seconds
+  bool scale_up = false;      // both pools in one scale-up island (NVLink path)
+  bool reachable = true;
+};
+
+}  // namespace topoplan

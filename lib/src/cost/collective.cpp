@@ -1,0 +1,58 @@
+#include "topoplan/cost/collective.hpp"
+
+#include <array>
+
+namespace topoplan {
+
+namespace {
+
+constexpr std::array<std::string_view, kCollectiveCount> kCollectiveNames = {
+    "allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "sendrecv"};
+
+constexpr std::array<std::string_view, kAlgorithmCount> kAlgorithmNames = {
+    "auto", "ring", "tree", "nvls", "nvlstree", "hierarchical", "p2p"};
+
+constexpr std::array<std::string_view, kProtocolCount> kProtocolNames = {"ll", "ll128", "simple", "scheduled"};
+
+}  // namespace
+
+std::string_view collective_name(Collective op) { return kCollectiveNames[static_cast<std::size_t>(op)]; }
+
+std::optional<Collective> parse_collective(std::string_view text) {
+  for (std::size_t i = 0; i < kCollectiveNames.size(); ++i)
+    if (kCollectiveNames[i] == text) return static_cast<Collective>(i);
+  return std::nullopt;
+}
+
+std::vector<std::string> collective_names() { return {kCollectiveNames.begin(), kCollectiveNames.end()}; }
+
+double bus_factor(Collective op, std::uint32_t ranks) {
+  if (ranks == 0) return 0;
+  const double n = ranks;
+  switch (op) {
+    case Collective::allreduce: return 2 * (n - 1) / n;
+    case Collective::allgather:
+    case Collective::reducescatter:
+    case Collective::alltoall: return (n - 1) / n;
+    case Collective::broadcast:
+    case Collective::reduce:
+    case Collective::sendrecv: return ranks > 1 ? 1.0 : 0.0;
+  }
+  return 0;
+}
+
+std::string_view algorithm_name(Algorithm algorithm) {
+  return kAlgorithmNames[static_cast<std::size_t>(algorithm)];
+}
+
+std::optional<Algorithm> parse_algorithm(std::string_view text) {
+  for (std::size_t i = 0; i < kAlgorithmNames.size(); ++i)
+    if (kAlgorithmNames[i] == text) return static_cast<Algorithm>(i);
+  return std::nullopt;
+}
+
+std::vector<std::string> algorithm_names() { return {kAlgorithmNames.begin(), kAlgorithmNames.end()}; }
+
+std::string_view protocol_name(Protocol protocol) { return kProtocolNames[static_cast<std::size_t>(protocol)]; }
+
+}  // namespace topoplan

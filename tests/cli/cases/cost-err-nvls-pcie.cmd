@@ -1,0 +1,1 @@
+cost pcie-8gpu --collective allreduce --size 1G --algorithm nvls

@@ -1,0 +1,1 @@
+cost gb200-nvl72 --collective allreduce --size 1G --devices 'r0000-n00/gpu7'

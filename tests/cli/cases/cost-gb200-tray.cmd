@@ -1,0 +1,1 @@
+cost gb200-nvl72 --collective allreduce --size 256MiB --first 4

@@ -1,0 +1,1 @@
+cost groq --collective allreduce --size 1M --first 8

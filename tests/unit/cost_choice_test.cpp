@@ -1,0 +1,186 @@
+// Which algorithm and protocol auto picks, and which requests are refused.
+#include "topoplan/cost/cost_model.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "cost_test_topologies.hpp"
+#include "topoplan/io/topology_source.hpp"
+
+using namespace topoplan;
+using namespace cost_test;
+
+namespace {
+
+Topology preset(const std::string& name) {
+  return load_topology(name, [](const std::string&) { return std::optional<std::string>(); });
+}
+
+std::string error_of(const CostModel& model, const CollectiveQuery& q) {
+  try {
+    model.collective(q);
+  } catch (const InputError& e) {
+    return e.diagnostics().front().message;
+  }
+  return "";
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("small messages are latency-bound and take a low-latency protocol") {
+  Topology t = preset("dgx-h100:nodes=1");
+  CostModel model(t);
+  auto ranks = first(t, 8);
+  CollectiveCost c = model.collective({ranks, Collective::allreduce, 1024});
+  CHECK(c.protocol == Protocol::ll);
+  CHECK(c.bottleneck == kNone);  // latency dominates
+  // LL's 0.6 us per NVLink step beats NVLS's 25 us.
+  CHECK(c.time_us < 25);
+}
+
+TEST_CASE("large messages take NVLS where the NVSwitches reduce, rings elsewhere") {
+  const std::uint64_t big = std::uint64_t{8} << 30;
+  Topology hopper = preset("dgx-h100:nodes=1");
+  CostModel h(hopper);
+  CHECK(h.collective({first(hopper, 8), Collective::allreduce, big}).algorithm == Algorithm::nvls);
+
+  Topology ampere = parse(R"(
+name: a100
+levels: [cluster, node]
+blocks:
+  node:
+    level: node
+    hostname: "a0"
+    devices:
+      - {name: "gpu[0-7]", kind: gpu, model: A100}
+      - {name: "nvsw[0-5]", kind: nvswitch}
+    links:
+      - {from: "gpu*", to: "nvsw*", type: nvlink3, count: 2}
+  cluster:
+    level: cluster
+    children:
+      - {block: node, count: 1, name: "n0"}
+root: cluster
+)");
+  CostModel a(ampere);
+  CollectiveCost c = a.collective({first(ampere, 8), Collective::allreduce, big});
+  CHECK(c.algorithm == Algorithm::ring);
+  CHECK(c.protocol == Protocol::simple);
+  for (const Candidate& cand : c.candidates()) CHECK(cand.algorithm != Algorithm::nvls);
+
+  Topology pcie = preset("pcie-8gpu:nodes=1");
+  CostModel p(pcie);
+  CollectiveCost pc = p.collective({first(pcie, 8), Collective::allreduce, big});
+  CHECK(pc.algorithm == Algorithm::ring);
+  for (const Candidate& cand : pc.candidates()) CHECK(cand.protocol != Protocol::ll128);
+}
+
+TEST_CASE("across nodes, large all-reduces take NVLSTree and small ones a tree or LL ring") {
+  Topology t = preset("dgx-h100:nodes=4");
+  CostModel model(t);
+  auto ranks = first(t, 32);
+  CollectiveCost large = model.collective({ranks, Collective::allreduce, std::uint64_t{4} << 30});
+  CHECK(large.algorithm == Algorithm::nvlstree);
+  CHECK(large.islands == 4);
+  CollectiveCost small = model.collective({ranks, Collective::allreduce, 4096});
+  CHECK(small.protocol == Protocol::ll);
+  // NVLS itself stays inside one NVLink domain without SHARP.
+  for (const Candidate& cand : large.candidates()) CHECK(cand.algorithm != Algorithm::nvls);
+}
+
+TEST_CASE("auto is the fastest candidate and a request restricts the candidates") {
+  Topology t = preset("dgx-h100:nodes=2");
+  CostModel model(t);
+  auto ranks = first(t, 16);
+  for (std::uint64_t size : {std::uint64_t{1} << 10, std::uint64_t{1} << 20, std::uint64_t{1} << 30}) {
+    CollectiveCost c = model.collective({ranks, Collective::allreduce, size});
+    for (const Candidate& cand : c.candidates()) CHECK(c.time_us <= cand.time_us);
+    CollectiveCost ring = model.collective({ranks, Collective::allreduce, size, Algorithm::ring});
+    CHECK(ring.forced);
+    CHECK(ring.algorithm == Algorithm::ring);
+    CHECK(ring.time_us >= c.time_us);
+    for (const Candidate& cand : ring.candidates()) CHECK(cand.algorithm == Algorithm::ring);
+  }
+}
+
+TEST_CASE("requests the hardware cannot run are input errors that say why") {
+  Topology pcie = preset("pcie-8gpu:nodes=1");
+  CostModel p(pcie);
+  CHECK(contains(error_of(p, {first(pcie, 8), Collective::allreduce, 1 << 20, Algorithm::nvls}), "no NVSwitch"));
+
+  Topology a100 = parse(R"(
+name: a100
+levels: [cluster, node]
+blocks:
+  node:
+    level: node
+    hostname: "a0"
+    devices:
+      - {name: "gpu[0-7]", kind: gpu, model: A100}
+      - {name: "nvsw[0-5]", kind: nvswitch}
+    links:
+      - {from: "gpu*", to: "nvsw*", type: nvlink3, count: 2}
+  cluster:
+    level: cluster
+    children:
+      - {block: node, count: 1, name: "n0"}
+root: cluster
+)");
+  CostModel a(a100);
+  CHECK(contains(error_of(a, {first(a100, 8), Collective::allreduce, 1 << 20, Algorithm::nvls}),
+                 "Hopper and Blackwell GPUs have; these ranks are ampere GPUs"));
+
+  Topology h100 = preset("dgx-h100:nodes=2");
+  CostModel h(h100);
+  CHECK(contains(error_of(h, {first(h100, 16), Collective::allreduce, 1 << 20, Algorithm::nvls}), "SHARP"));
+  CHECK(contains(error_of(h, {first(h100, 8), Collective::allreduce, 1 << 20, Algorithm::nvlstree}), "two or more"));
+  CHECK(contains(error_of(h, {first(h100, 8), Collective::allgather, 1 << 20, Algorithm::tree}), "allreduce only"));
+  CHECK(contains(error_of(h, {first(h100, 8), Collective::allreduce, 1 << 20, Algorithm::p2p}), "alltoall"));
+  CHECK(contains(error_of(h, {first(h100, 8), Collective::alltoall, 1 << 20, Algorithm::ring}), "p2p"));
+  CHECK(contains(error_of(h, {first(h100, 8), Collective::allreduce, 1 << 20, Algorithm::hierarchical}), "two or more"));
+
+  Topology mi = preset("mi300x:nodes=1");
+  CostModel m(mi);
+  CHECK(contains(error_of(m, {first(mi, 8), Collective::allreduce, 1 << 20, Algorithm::nvls}), "no NVSwitch"));
+}
+
+TEST_CASE("bad rank lists are input errors") {
+  Topology t = preset("dgx-h100:nodes=1");
+  CostModel model(t);
+  TopologyIndex index(t);
+  std::vector<DeviceId> twice = {*index.find_device("h100-00000/gpu0"), *index.find_device("h100-00000/gpu0")};
+  CHECK(contains(error_of(model, {twice, Collective::allreduce, 1024}), "twice"));
+  std::vector<DeviceId> nic = {*index.find_device("h100-00000/nic0")};
+  CHECK(contains(error_of(model, {nic, Collective::allreduce, 1024}), "not an accelerator"));
+  CHECK(contains(error_of(model, {{}, Collective::allreduce, 1024}), "at least one rank"));
+  CHECK(contains(error_of(model, {first(t, 8), Collective::allreduce, 0}), "at least one byte"));
+}
+
+TEST_CASE("ranks without a path between them are unreachable, an outcome rather than an error") {
+  Topology t = parse(R"(
+name: nonic
+levels: [cluster, node]
+blocks:
+  node:
+    level: node
+    hostname: "p{g}"
+    devices:
+      - {name: "cpu0", kind: cpu, model: Xeon}
+      - {name: "gpu[0-1]", kind: gpu, model: L40S}
+    links:
+      - {from: "gpu*", to: "cpu0", type: pcie4x16}
+  cluster:
+    level: cluster
+    children:
+      - {block: node, count: 2, name: "n{g}"}
+root: cluster
+)");
+  CostModel model(t);
+  CollectiveCost across = model.collective({first(t, 4), Collective::allreduce, 1 << 20});
+  CHECK_FALSE(across.reachable);
+  REQUIRE(across.bottleneck != kNone);
+  CHECK(across.tiers()[across.bottleneck].tier == Tier::island);
+  CHECK(across.busbw_gbps == 0);
+  CHECK(model.collective({first(t, 2), Collective::allreduce, 1 << 20}).reachable);
+}

@@ -1,0 +1,94 @@
+// Jobs that run at the same time share the egress of the domains their
+// traffic leaves; jobs that share nothing do not slow each other.
+#include "topoplan/cost/cost_model.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "cost_test_topologies.hpp"
+#include "topoplan/cost/rank_set.hpp"
+
+using namespace topoplan;
+using namespace cost_test;
+
+namespace {
+
+std::vector<DeviceId> named(const Topology& t, const std::string& list) {
+  RankSelection s;
+  s.devices = list;
+  return select_ranks(t, s);
+}
+
+const std::uint64_t kGiB = std::uint64_t{1} << 30;
+
+}  // namespace
+
+TEST_CASE("two rings through the same leaf uplinks each get half of them") {
+  Topology t = parse(kLeaves);
+  CostModel model(t);
+  auto a = named(t, "l0-n0,l1-n0");
+  auto b = named(t, "l0-n1,l1-n1");
+  CollectiveQuery qa{a, Collective::allreduce, kGiB, Algorithm::ring};
+  CollectiveQuery qb{b, Collective::allreduce, kGiB, Algorithm::ring};
+  CollectiveCost alone = model.collective(qa);
+  std::vector<CollectiveQuery> both = {qa, qb};
+  std::vector<CollectiveCost> shared = model.concurrent(both);
+  REQUIRE(shared.size() == 2);
+  CHECK(shared[0].time_us > alone.time_us);
+  // Alone the ring is held to the 200 GB/s of l0's uplinks; shared, each
+  // ring's crossing gets 100 GB/s.
+  CHECK(alone.busbw_gbps < 200);
+  REQUIRE(shared[0].bottleneck != kNone);
+  CHECK(shared[0].tiers()[shared[0].bottleneck].bandwidth == Approx(100));
+  CHECK(shared[0].busbw_gbps == Approx(alone.busbw_gbps / 2).epsilon(0.05));
+  CHECK(shared[1].time_us == Approx(shared[0].time_us));
+}
+
+TEST_CASE("jobs in different leaves or inside one node do not contend") {
+  Topology t = parse(kLeaves);
+  CostModel model(t);
+  auto a = named(t, "l0-n0,l1-n0");
+  auto b = named(t, "l2-n0,l3-n0");   // other leaves
+  auto c = named(t, "l0-n2");         // inside one node of a shared leaf
+  CollectiveQuery qa{a, Collective::allreduce, kGiB, Algorithm::ring};
+  CollectiveQuery qb{b, Collective::allreduce, kGiB, Algorithm::ring};
+  CollectiveQuery qc{c, Collective::allreduce, kGiB, Algorithm::ring};
+  const double alone = model.collective(qa).time_us;
+  std::vector<CollectiveQuery> all = {qa, qb, qc};
+  std::vector<CollectiveCost> shared = model.concurrent(all);
+  CHECK(shared[0].time_us == Approx(alone));
+  CHECK(shared[1].time_us == Approx(alone));
+  CHECK(shared[2].time_us == Approx(model.collective(qc).time_us));
+}
+
+TEST_CASE("an all-to-all and a ring share a leaf by their flows") {
+  Topology t = parse(kLeaves);
+  CostModel model(t);
+  auto ring = named(t, "l0-n0,l1-n0");
+  auto a2a = named(t, "l0-n1,l2-n0");
+  CollectiveQuery qr{ring, Collective::allreduce, kGiB, Algorithm::ring};
+  CollectiveQuery qa{a2a, Collective::alltoall, kGiB};
+  std::vector<CollectiveQuery> both = {qr, qa};
+  std::vector<CollectiveCost> shared = model.concurrent(both);
+  CHECK(shared[0].time_us > model.collective(qr).time_us);
+  CHECK(shared[1].time_us > model.collective(qa).time_us);
+}
+
+TEST_CASE("concurrent steps of two jobs slow the data-parallel phase that crosses shared uplinks") {
+  Topology t = parse(kLeaves);
+  CostModel model(t);
+  // Two jobs of 2 nodes each, data parallel across leaves 0 and 1.
+  auto a = named(t, "l0-n0,l1-n0");
+  auto b = named(t, "l0-n1,l1-n1");
+  Parallelism p;
+  p.tp = 8;
+  p.dp = 2;
+  Workload w;
+  w.gradient_bytes = 16e9;
+  w.activation_bytes = 64e6;
+  w.layers = 32;
+  StepCost alone = model.step(a, p, w);
+  std::vector<StepQuery> jobs = {{a, p, w}, {b, p, w}};
+  std::vector<StepCost> shared = model.steps(jobs);
+  CHECK(shared[0].dp > alone.dp * 1.5);
+  CHECK(shared[0].tp == Approx(alone.tp));  // inside nodes: nothing shared
+}

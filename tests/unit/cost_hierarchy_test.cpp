@@ -1,0 +1,113 @@
+// Placement matters: the same collective on the same number of GPUs costs
+// differently inside one NVLink domain, across two, and spread over leaves
+// behind an oversubscribed spine.
+#include "topoplan/cost/cost_model.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "cost_test_topologies.hpp"
+#include "topoplan/cost/cost_report.hpp"
+#include "topoplan/cost/rank_set.hpp"
+#include "topoplan/io/topology_source.hpp"
+
+using namespace topoplan;
+using namespace cost_test;
+
+namespace {
+
+Topology preset(const std::string& name) {
+  return load_topology(name, [](const std::string&) { return std::optional<std::string>(); });
+}
+
+std::vector<DeviceId> named(const Topology& t, const std::string& list) {
+  RankSelection s;
+  s.devices = list;
+  return select_ranks(t, s);
+}
+
+const std::uint64_t kGiB = std::uint64_t{1} << 30;
+
+}  // namespace
+
+TEST_CASE("64 GPUs: one NVL72 rack beats two racks; all-to-all feels the NICs most") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  CostModel model(t);
+  // Trays of 4 GPUs: 16 trays of rack 0, or 8 trays of each rack.
+  auto one = named(t, "r0000-n[00-15]");
+  auto two = named(t, "r0000-n[00-07],r0001-n[00-07]");
+  REQUIRE(one.size() == 64);
+  REQUIRE(two.size() == 64);
+
+  CollectiveCost ar1 = model.collective({one, Collective::allreduce, kGiB});
+  CollectiveCost ar2 = model.collective({two, Collective::allreduce, kGiB});
+  CHECK(ar1.islands == 1);
+  CHECK(ar2.islands == 2);
+  CHECK(ar1.algorithm == Algorithm::nvls);
+  CHECK(ar2.algorithm == Algorithm::nvlstree);
+  CHECK(ar1.time_us < ar2.time_us);
+
+  CollectiveCost a2a1 = model.collective({one, Collective::alltoall, kGiB});
+  CollectiveCost a2a2 = model.collective({two, Collective::alltoall, kGiB});
+  // Inside the rack 63/64 of the data crosses 18 x 40.1 GB/s of NVLink per
+  // GPU; across racks half of it crosses one 48 GB/s NIC per GPU.
+  const double expected_ratio = (0.5 / 48) / ((63.0 / 64) / (18 * 40.1));
+  CHECK(a2a2.time_us / a2a1.time_us == Approx(expected_ratio).epsilon(0.05));
+  CHECK(a2a2.tiers()[a2a2.bottleneck].tier != Tier::scale_up);
+}
+
+TEST_CASE("spreading over leaves behind an 8:1 spine costs the uplinks") {
+  Topology t = parse(kLeaves);
+  CostModel model(t);
+  auto packed = named(t, "l0-n[0-3]");                 // 32 GPUs under one leaf
+  auto spread = named(t, "l0-n0,l1-n0,l2-n0,l3-n0");  // 32 GPUs under four leaves
+  REQUIRE(packed.size() == 32);
+  REQUIRE(spread.size() == 32);
+  CollectiveCost p = model.collective({packed, Collective::allreduce, kGiB});
+  CollectiveCost s = model.collective({spread, Collective::allreduce, kGiB});
+  CHECK(p.islands == 4);
+  CHECK(s.islands == 4);
+  CHECK(s.time_us > 1.5 * p.time_us);
+  REQUIRE(s.bottleneck != kNone);
+  const TierCost& worst = s.tiers()[s.bottleneck];
+  CHECK(worst.tier == Tier::level);
+  CHECK(tier_label(t, worst) == "leaf uplinks");
+  // A leaf's uplinks: 4 NDR links, 200 GB/s, less than the 8 x 48 GB/s of NICs below.
+  CHECK(worst.bandwidth == Approx(200));
+
+  // A ring crosses every leaf once per direction, so two or four leaves cost
+  // the same uplink bandwidth; only the hop latency differs.
+  auto two = named(t, "l0-n[0-1],l1-n[0-1]");
+  CollectiveCost ring2 = model.collective({two, Collective::allreduce, kGiB, Algorithm::ring});
+  CollectiveCost ring4 = model.collective({spread, Collective::allreduce, kGiB, Algorithm::ring});
+  CHECK(ring2.busbw_gbps == Approx(ring4.busbw_gbps).epsilon(0.02));
+}
+
+TEST_CASE("rank order decides how often a ring crosses a leaf") {
+  Topology t = parse(kLeaves);
+  CostModel model(t);
+  auto grouped = named(t, "l0-n0,l0-n1,l1-n0,l1-n1");
+  auto interleaved = named(t, "l0-n0,l1-n0,l0-n1,l1-n1");
+  CollectiveCost g = model.collective({grouped, Collective::allreduce, kGiB, Algorithm::ring});
+  CollectiveCost i = model.collective({interleaved, Collective::allreduce, kGiB, Algorithm::ring});
+  REQUIRE(i.bottleneck != kNone);
+  CHECK(i.tiers()[i.bottleneck].tier == Tier::level);
+  // Twice the crossings of the same 200 GB/s of uplinks: half the bus bandwidth.
+  CHECK(i.busbw_gbps == Approx(g.busbw_gbps / 2).epsilon(0.05));
+  // Inside a node NCCL orders the ring itself: the order of GPUs does not matter.
+  auto forward = named(t, "l0-n0/gpu[0-7]");
+  auto shuffled = named(t, "l0-n0/gpu[3,1,7,5,0,2,6,4]");
+  CHECK(model.collective({forward, Collective::allreduce, kGiB}).time_us ==
+        model.collective({shuffled, Collective::allreduce, kGiB}).time_us);
+}
+
+TEST_CASE("the per-level breakdown names each tier the traffic crosses") {
+  Topology t = preset("dgx-h100:nodes=64");
+  CostModel model(t);
+  // Two nodes in different 32-node SUs: node egress, then SU uplinks.
+  auto ranks = named(t, "h100-00000,h100-00032");
+  CollectiveCost c = model.collective({ranks, Collective::allreduce, kGiB, Algorithm::ring});
+  std::vector<std::string> labels;
+  for (const TierCost& tier : c.tiers()) labels.push_back(tier_label(t, tier));
+  CHECK(labels == std::vector<std::string>{"scale-up", "node egress", "su uplinks"});
+  CHECK(tier_where(t, model.fabric(), c.tiers()[2]) == "su000");
+}

@@ -1,0 +1,154 @@
+// A job's communication per step from its parallelism, and KV-cache transfers.
+#include "topoplan/cost/cost_model.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "cost_test_topologies.hpp"
+#include "topoplan/cost/rank_set.hpp"
+#include "topoplan/io/topology_source.hpp"
+
+using namespace topoplan;
+using namespace cost_test;
+
+namespace {
+
+std::vector<DeviceId> named(const Topology& t, const std::string& list) {
+  RankSelection s;
+  s.devices = list;
+  return select_ranks(t, s);
+}
+
+Workload training() {
+  Workload w;
+  w.gradient_bytes = 8e9;
+  w.activation_bytes = 32e6;
+  w.layers = 16;
+  w.micro_batches = 4;
+  return w;
+}
+
+double us_of(const CostModel& m, std::vector<DeviceId> ranks, Collective op, double bytes) {
+  return m.collective({ranks, op, static_cast<std::uint64_t>(bytes)}).time_us;
+}
+
+}  // namespace
+
+TEST_CASE("tensor groups are consecutive ranks, then pipeline stages, then replicas") {
+  Topology t = parse(kBoxes, {{"nodes", "4"}});
+  CostModel model(t);
+  auto ranks = first(t, 32);
+  Parallelism p{8, 2, 2, 1};
+  Workload w = training();
+  StepCost s = model.step(ranks, p, w);
+
+  // TP: ranks 0-7 (box0) all-reduce the activations 4 times per layer of
+  // their stage (16 / 2 layers) and micro-batch.
+  const double tp = us_of(model, {ranks.begin(), ranks.begin() + 8}, Collective::allreduce, 32e6);
+  CHECK(s.tp == Approx(tp * 1e-6 * 4 * 8 * 4));
+  // PP: rank t of stage 0 (box0) sends a 1/8 slice to rank t of stage 1
+  // (box1), forward and backward, per micro-batch.
+  const double pp = us_of(model, {ranks[0], ranks[8]}, Collective::sendrecv, 4e6);
+  CHECK(s.pp == Approx(pp * 1e-6 * 2 * 4));
+  // DP: rank (t, p) of replica 0 (box0/box1) with the same of replica 1
+  // (box2/box3) all-reduce 8 GB / (8 x 2) once per step.
+  const double dp = us_of(model, {ranks[0], ranks[16]}, Collective::allreduce, 0.5e9);
+  CHECK(s.dp == Approx(dp * 1e-6));
+  CHECK(s.ep == 0);
+  CHECK(s.seconds() == Approx(s.tp + s.pp + s.dp));
+}
+
+TEST_CASE("a tensor group split over nodes costs more than one inside a node") {
+  Topology t = parse(kBoxes, {{"nodes", "2"}});
+  CostModel model(t);
+  Parallelism p{8, 1, 2, 1};
+  Workload w = training();
+  StepCost packed = model.step(first(t, 16), p, w);
+  // Interleave the boxes: every tensor group now spans both.
+  StepCost split = model.step(named(t, "box0/gpu0,box1/gpu0,box0/gpu1,box1/gpu1,box0/gpu2,box1/gpu2,box0/gpu3,"
+                                       "box1/gpu3,box0/gpu4,box1/gpu4,box0/gpu5,box1/gpu5,box0/gpu6,box1/gpu6,"
+                                       "box0/gpu7,box1/gpu7"),
+                              p, w);
+  // Packed: NVLS inside a box, 8 x 18 NVLink 4 links at 0.85 for 9/8 of
+  // the data (280 GB/s). Split: 4 GPUs per box, the two halves exchange
+  // through 4 x 48 GB/s of NICs (192 GB/s): at least 1.46x slower.
+  CHECK(split.tp > 1.4 * packed.tp);
+  CHECK(split.dp < packed.dp);  // ... while the replicas now sit in one node
+}
+
+TEST_CASE("expert parallelism, sharded data parallelism and inference") {
+  Topology t = parse(kBoxes, {{"nodes", "2"}});
+  CostModel model(t);
+  auto ranks = first(t, 16);
+  Workload w = training();
+  w.moe_dispatch_bytes = 64e6;
+  w.moe_layers = 16;
+  StepCost s = model.step(ranks, {1, 1, 16, 8}, w);
+  // EP groups: 8 consecutive replicas (box0, then box1); 4 all-to-alls per
+  // MoE layer and micro-batch.
+  const double a2a = us_of(model, {ranks.begin(), ranks.begin() + 8}, Collective::alltoall, 64e6);
+  CHECK(s.ep == Approx(a2a * 1e-6 * 4 * 16 * 4));
+
+  Workload sharded = training();
+  sharded.sharded_data_parallel = true;
+  StepCost z = model.step(ranks, {1, 1, 16, 1}, sharded);
+  StepCost plain = model.step(ranks, {1, 1, 16, 1}, training());
+  // Reduce-scatter + all-gather move what a ring all-reduce moves; the
+  // all-reduce alone can also use NVLSTree, so sharding is never cheaper here.
+  const double ring = model.collective({ranks, Collective::allreduce, 8'000'000'000, Algorithm::ring}).time_us;
+  CHECK(z.dp == Approx(ring * 1e-6).epsilon(0.05));
+  CHECK(z.dp >= plain.dp);
+  CHECK(z.dp < 2 * plain.dp);
+
+  Workload inference = training();
+  inference.training = false;
+  StepCost fwd = model.step(ranks, {8, 1, 2, 1}, inference);
+  StepCost both = model.step(ranks, {8, 1, 2, 1}, training());
+  CHECK(fwd.tp == Approx(both.tp / 2));
+  CHECK(fwd.dp == 0);
+}
+
+TEST_CASE("step inputs are checked") {
+  Topology t = parse(kBoxes, {{"nodes", "2"}});
+  CostModel model(t);
+  auto ranks = first(t, 16);
+  CHECK_THROWS_AS(model.step(ranks, {8, 1, 1, 1}, training()), InputError);  // 8 != 16 ranks
+  CHECK_THROWS_AS(model.step(ranks, {2, 1, 8, 3}, training()), InputError);  // ep does not divide dp
+  CHECK_THROWS_AS(model.step(ranks, {0, 1, 16, 1}, training()), InputError);
+  Workload none = training();
+  none.micro_batches = 0;
+  CHECK_THROWS_AS(model.step(ranks, {16, 1, 1, 1}, none), InputError);
+}
+
+TEST_CASE("KV transfers follow Mooncake's vLLM measurements over 8 x 200G RoCE") {
+  // Two nodes with 8 x 200G RoCE NICs each: 200 GB/s per node, as in the
+  // Mooncake 1P1D benchmark (hardware.md 6.1).
+  std::string yaml = kBoxes;
+  yaml.replace(yaml.find("ib-ndr"), 6, "roce-200g");
+  Topology t = parse(yaml.c_str(), {{"nodes", "2"}});
+  CostModel model(t);
+  auto prefill = named(t, "box0/gpu0");
+  auto decode = named(t, "box1/gpu0");
+  struct Point {
+    double bytes, ms;
+  };
+  // 128, 1024, 8192 and 32768 tokens of Qwen3-8B: 20 MB ... 4.50 GB.
+  for (Point p : {Point{20e6, 0.54}, Point{146e6, 1.50}, Point{1.13e9, 8.84}, Point{4.50e9, 31.65}}) {
+    KvTransferCost c = model.kv_transfer(prefill, decode, static_cast<std::uint64_t>(p.bytes));
+    CHECK_FALSE(c.scale_up);
+    CHECK(c.seconds * 1e3 == Approx(p.ms).epsilon(0.08));
+  }
+}
+
+TEST_CASE("KV transfers inside one NVLink domain take the NVLink path") {
+  Topology t = load_topology("gb200-nvl72:racks=2", [](const std::string&) { return std::optional<std::string>(); });
+  CostModel model(t);
+  auto prefill = named(t, "r0000-n00");
+  auto near = named(t, "r0000-n01");
+  auto far = named(t, "r0001-n00");
+  KvTransferCost in = model.kv_transfer(prefill, near, 4'000'000'000);
+  KvTransferCost out = model.kv_transfer(prefill, far, 4'000'000'000);
+  CHECK(in.scale_up);
+  CHECK_FALSE(out.scale_up);
+  CHECK(in.seconds < out.seconds / 5);
+  CHECK_THROWS_AS(model.kv_transfer(prefill, prefill, 1000), InputError);
+}
