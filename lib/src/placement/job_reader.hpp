@@ -9,6 +9,7 @@
 
 #include "../io/yaml_support.hpp"
 #include "topoplan/placement/job.hpp"
+#include "topoplan/cost/byte_size.hpp"
 #include "topoplan/placement/jobs_yaml.hpp"
 
 namespace topoplan {
@@ -33,12 +34,12 @@ class JobReader {
   std::optional<double> bytes(yaml::MapReader& m, std::string_view key) {
     auto text = m.string(key);
     if (!text) return std::nullopt;
-    auto v = parse_byte_size(*text);
-    if (!v || *v > 1e18) {
-      sink_.error(m.where(key), fmt::format("'{}' must be a size like 256MiB, 8G or 1048576, not '{}'", key, *text));
+    try {
+      return static_cast<double>(parse_byte_size(*text, key));
+    } catch (const InputError& e) {
+      sink_.error(m.where(key), e.diagnostics().front().message);
       return std::nullopt;
     }
-    return v;
   }
   void read_parallelism(const YAML::Node& node, Job& job);
   void read_workload(const YAML::Node& node, Job& job);

@@ -47,23 +47,6 @@ std::optional<double> parse_with_suffix(std::string_view text, std::initializer_
 
 }  // namespace
 
-std::optional<double> parse_byte_size(std::string_view text) {
-  constexpr double K = 1024.0;
-  return parse_with_suffix(text, {{"B", 1},
-                                  {"K", K},
-                                  {"KiB", K},
-                                  {"M", K * K},
-                                  {"MiB", K * K},
-                                  {"G", K * K * K},
-                                  {"GiB", K * K * K},
-                                  {"T", K * K * K * K},
-                                  {"TiB", K * K * K * K},
-                                  {"KB", 1e3},
-                                  {"MB", 1e6},
-                                  {"GB", 1e9},
-                                  {"TB", 1e12}});
-}
-
 std::optional<double> parse_count(std::string_view text) {
   return parse_with_suffix(text, {{"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"G", 1e9}, {"T", 1e12}});
 }

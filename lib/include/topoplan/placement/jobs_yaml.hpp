@@ -13,11 +13,6 @@ namespace topoplan {
 /// with suggestions, wrong types, impossible numbers), each with line and column.
 std::vector<Job> parse_jobs_yaml(std::string_view text, const std::string& file);
 
-/// `256MiB`, `8G`, `1.5GB`, `1048576` -> bytes. K/M/G/T and KiB/MiB/GiB/TiB are
-/// binary (as nccl-tests' -b/-e), KB/MB/GB/TB decimal. nullopt when malformed,
-/// negative or not finite.
-std::optional<double> parse_byte_size(std::string_view text);
-
 /// `70B`, `1.5T`, `350M`, `7e9` -> a count (K, M, B/G, T are powers of 1000).
 std::optional<double> parse_count(std::string_view text);
 
