@@ -56,11 +56,6 @@ Topology load_topology_argument(const std::string& argument) {
   return load_topology(argument, [](const std::string& path) { return read_file(path); });
 }
 
-const PlanPricer* pricer_for(const Topology& topology) {
-  (void)topology;  // the cost model plugs in here
-  return nullptr;
-}
-
 void write_file_atomically(const std::string& path, const std::string& content) {
   std::string dir = ".";
   if (auto slash = path.rfind('/'); slash != std::string::npos) dir = slash == 0 ? "/" : path.substr(0, slash);

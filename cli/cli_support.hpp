@@ -8,7 +8,6 @@
 #include <CLI/CLI.hpp>
 
 #include "topoplan/model/topology.hpp"
-#include "topoplan/placement/planner.hpp"
 
 namespace topoplan::cli {
 
@@ -26,9 +25,6 @@ std::string read_input(const std::string& path);
 
 /// Loads a TOPO argument: a built-in name or a file, with `:key=value` settings.
 Topology load_topology_argument(const std::string& argument);
-
-/// The pricer plans use on this topology (the cost model), or null.
-const PlanPricer* pricer_for(const Topology& topology);
 
 /// Writes `content` to `path` through a temporary file in the same directory
 /// and a rename, so a failure never leaves a half-written file behind.

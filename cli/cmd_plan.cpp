@@ -9,6 +9,7 @@
 #include "cli_support.hpp"
 #include "command.hpp"
 #include "topoplan/placement/comparison.hpp"
+#include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/placement/jobs_yaml.hpp"
 #include "topoplan/placement/plan_io.hpp"
 #include "topoplan/placement/planner.hpp"
@@ -84,7 +85,8 @@ int run_plan(const PlanCommandOptions& o) {
   PlanOptions options;
   options.policy = o.policy;
   options.topology_name = o.topology;
-  options.pricer = pricer_for(topology);
+  JobPricer pricer(topology);
+  options.pricer = &pricer;
   Plan occupied;
   if (!o.occupied.empty()) {
     occupied = parse_plan_yaml(read_input(o.occupied), o.occupied, topology);
@@ -97,7 +99,8 @@ int run_plan(const PlanCommandOptions& o) {
 int run_evaluate(const PlanCommandOptions& o) {
   Topology topology = load_topology_argument(o.topology);
   Plan plan = parse_plan_yaml(read_input(o.plan), o.plan, topology);
-  price_plan(topology, plan, pricer_for(topology));
+  JobPricer pricer(topology);
+  price_plan(topology, plan, &pricer);
   std::cout << render_plan(topology, plan, o.format);
   return kSuccess;
 }
@@ -122,7 +125,8 @@ int run_compare(const PlanCommandOptions& o) {
   if (policies.empty()) throw InputError({}, "--policies needs at least one policy");
   PlanOptions options;
   options.topology_name = o.topology;
-  options.pricer = pricer_for(topology);
+  JobPricer pricer(topology);
+  options.pricer = &pricer;
   Comparison c = compare_policies(topology, jobs, policies, options);
   if (o.format == PlanFormat::json)
     write_comparison_json(std::cout, topology, c);
@@ -137,7 +141,8 @@ int run_check(const PlanCommandOptions& o) {
   PlanOptions options;
   options.policy = o.policy;
   options.topology_name = o.topology;
-  options.pricer = pricer_for(topology);
+  JobPricer pricer(topology);
+  options.pricer = &pricer;
   Plan plan = plan_jobs(topology, jobs, options);
   std::vector<Diagnostic> problems;
   for (std::size_t j = 0; j < plan.jobs.size(); ++j)

@@ -262,5 +262,5 @@ TEST_CASE("slurm: the planner runs both rule sets by name") {
     REQUIRE(p.placements[0].placed);
     CHECK(p.placements[0].device_count() == 3);
   }
-  CHECK(make_policy("slurm-22.05", t, 1)->name() == "slurm-22.05");
+  CHECK(make_policy("slurm-22.05", t)->name() == "slurm-22.05");
 }

@@ -69,15 +69,14 @@ struct Resolved {
   std::uint32_t units = 0;      // per replica: accelerators, or nodes
   std::uint32_t ranks = 0;      // per replica: accelerators that get ranks
   std::uint32_t granule = 1;
+  std::uint32_t group = 1;
 };
 
 class Planner {
  public:
   Planner(const Topology& t, const PlanOptions& options)
       : t_(t), options_(options), occupancy_(t), node_size_(typical_node_size(t)) {
-    ScaleUpIslands islands = find_scale_up_islands(t);
-    island_level_ = islands.size.empty() ? t.host_level() : islands.level;
-    policy_ = make_policy(options.policy, t, island_level_);
+    policy_ = make_policy(options.policy, t);
   }
 
   Plan run(std::vector<Job> jobs);
@@ -102,7 +101,6 @@ class Planner {
   const PlanOptions& options_;
   Occupancy occupancy_;
   std::uint32_t node_size_;
-  LevelIndex island_level_ = 0;
   std::unique_ptr<PlacementPolicy> policy_;
   std::map<std::string, std::uint32_t> tenants_;
 };
@@ -130,6 +128,8 @@ Resolved Planner::resolve(const Job& job) const {
   }
   if (job.parallelism.tp > 1 && node_size_ && job.parallelism.tp <= node_size_ && node_size_ % job.parallelism.tp == 0)
     r.granule = job.parallelism.tp;
+  r.group = std::max(r.granule, job.parallelism.tp * job.parallelism.pp);
+  if (r.group > r.ranks || (r.ranks % r.group) != 0) r.group = r.granule;
   if (r.required && r.spread && *r.spread < *r.required)
     throw InputError(job.where, fmt::format("job '{}': replicas cannot be spread over {}s inside one {}", job.name,
                                             level_name(*r.spread), level_name(*r.required)));
@@ -171,6 +171,7 @@ std::vector<std::uint32_t> Planner::place_replica(const Job& job, const Resolved
   PlaceRequest request;
   request.units = r.units;
   request.granule = r.granule;
+  request.group = r.group;
   request.required = r.required;
   request.preferred = r.preferred;
   request.job = &job;
@@ -264,11 +265,12 @@ void Planner::explain(const Job& job, const Resolved& r, JobPlacement& out) {
     if (options_.pricer) {
       // Against the same job in one domain of an empty cluster, if one is big enough.
       Occupancy empty(t_);
-      TopoPolicy ideal_policy(island_level_);
+      TopoPolicy ideal_policy;
       CapacityView ideal_view(empty, r.whole_nodes);
       PlaceRequest ideal;
       ideal.units = r.units;
       ideal.granule = r.granule;
+      ideal.group = r.group;
       ideal.required = r.required;
       std::vector<std::uint32_t> best = ideal_policy.place(ideal_view, ideal);
       if (!best.empty()) {

@@ -10,9 +10,8 @@ namespace topoplan {
 
 std::vector<std::string> policy_names() { return {"topo", "kueue", "slurm", "slurm-22.05", "naive"}; }
 
-std::unique_ptr<PlacementPolicy> make_policy(std::string_view name, const Topology& topology,
-                                             LevelIndex island_level) {
-  if (name == "topo") return std::make_unique<TopoPolicy>(island_level);
+std::unique_ptr<PlacementPolicy> make_policy(std::string_view name, const Topology& topology) {
+  if (name == "topo") return std::make_unique<TopoPolicy>();
   if (name == "kueue") return std::make_unique<KueuePolicy>(topology);
   if (name == "slurm") return std::make_unique<SlurmPolicy>(SlurmTreeRules::current);
   if (name == "slurm-22.05") return std::make_unique<SlurmPolicy>(SlurmTreeRules::v22_05);

@@ -27,8 +27,17 @@ namespace {
 constexpr std::size_t kCandidates = 8;
 constexpr double kCostTolerance = 0.02;
 
+// How a group is kept together when it is split: runs of `node` accelerators
+// (a TP group) never straddle two nodes, and runs of `group` (a model replica,
+// TP x PP) never straddle two children of any coarser domain, so that only
+// data-parallel traffic crosses the slow boundaries.
+struct Granules {
+  std::uint32_t node = 1;
+  std::uint32_t group = 1;
+};
+
 // Takes `units` from `domain` into `out`; false when it cannot.
-bool distribute(const CapacityView& view, DomainId domain, std::uint32_t units, std::uint32_t granule,
+bool distribute(const CapacityView& view, DomainId domain, std::uint32_t units, Granules granule,
                 std::vector<std::uint32_t>& out) {
   const Topology& t = view.topology();
   const Domain& d = t.domain(domain);
@@ -82,8 +91,9 @@ bool distribute(const CapacityView& view, DomainId domain, std::uint32_t units, 
     if (largest == children.size()) return false;
     used[largest] = 1;
     std::uint32_t amount = children[largest].first;
-    // Keep TP groups inside one node: take whole groups from each node.
-    if (child_is_node && granule > 1 && !view.whole_nodes()) amount -= amount % granule;
+    // Take whole TP groups from each node and whole replicas from anything coarser.
+    std::uint32_t unit = child_is_node ? granule.node : granule.group;
+    if (unit > 1 && !view.whole_nodes()) amount -= amount % unit;
     amount = std::min(amount, remaining);
     if (amount == 0) continue;
     if (!distribute(view, children[largest].second, amount, granule, out)) return false;
@@ -92,10 +102,51 @@ bool distribute(const CapacityView& view, DomainId domain, std::uint32_t units, 
   return true;
 }
 
+// A third way, for groups that must span several children of a domain: the
+// fewest children that can hold it, each given an equal share (in whole
+// replicas). Collective traffic crosses every child's boundary, so the child
+// with the smallest share, which has the fewest NICs, sets the pace; equal
+// shares make that share as large as it can be (Kueue's balanced placement
+// follows the same reasoning for all-to-all and all-gather).
+bool balanced(const CapacityView& view, DomainId domain, std::uint32_t units, Granules granule,
+              std::vector<std::uint32_t>& out) {
+  const Topology& t = view.topology();
+  const Domain& d = t.domain(domain);
+  if (d.level == t.host_level() || view.whole_nodes()) return false;
+  bool child_is_node = d.level + 1 == t.host_level();
+  std::uint32_t unit = std::max(1u, child_is_node ? granule.node : granule.group);
+  std::vector<std::pair<std::uint32_t, DomainId>> children;  // (aligned free, child)
+  for (std::uint32_t c = 0; c < d.child_count; ++c) {
+    std::uint32_t n = view.count(d.first_child + c);
+    n -= n % unit;
+    if (n > 0) children.emplace_back(n, d.first_child + c);
+  }
+  std::stable_sort(children.begin(), children.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::uint32_t sum = 0;
+  std::size_t k = 0;
+  while (k < children.size() && sum < units) sum += children[k++].first;
+  if (sum < units || k < 2) return false;
+  children.resize(k);
+  // Smallest capacity first: each takes an equal share of what is left.
+  std::sort(children.begin(), children.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first < y.first : x.second < y.second;
+  });
+  std::uint32_t remaining = units;
+  for (std::size_t i = 0; i < k; ++i) {
+    auto left = static_cast<std::uint32_t>(k - i);
+    std::uint32_t share = (remaining + left - 1) / left;
+    share = std::min(remaining, (share + unit - 1) / unit * unit);
+    std::uint32_t amount = std::min(children[i].first, share);
+    if (!distribute(view, children[i].second, amount, granule, out)) return false;
+    remaining -= amount;
+  }
+  return remaining == 0;
+}
+
 // The other way to fill a domain: the fullest-free nodes first, wherever
 // they sit in it, so the group spans as few nodes as possible (which wins
 // where crossing a node costs more than crossing a rack, as on PCIe boxes).
-bool fewest_nodes(const CapacityView& view, DomainId domain, std::uint32_t units, std::uint32_t granule,
+bool fewest_nodes(const CapacityView& view, DomainId domain, std::uint32_t units, Granules granule,
                   std::vector<std::uint32_t>& out) {
   const Topology& t = view.topology();
   const Domain& d = t.domain(domain);
@@ -106,7 +157,7 @@ bool fewest_nodes(const CapacityView& view, DomainId domain, std::uint32_t units
     const Domain& node = t.domain(n);
     if (node.accel_begin < d.accel_begin || node.accel_end > d.accel_end || node.accelerator_count() == 0) continue;
     std::uint32_t free = view.accelerators(n);
-    if (granule > 1) free -= free % granule;
+    if (granule.node > 1) free -= free % granule.node;
     if (free > 0) nodes.emplace_back(free, n);
   }
   std::stable_sort(nodes.begin(), nodes.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
@@ -119,35 +170,41 @@ bool fewest_nodes(const CapacityView& view, DomainId domain, std::uint32_t units
   return remaining == 0;
 }
 
-// Fully free nodes and scale-up islands that a selection starts to use.
-std::uint32_t broken_islands(const CapacityView& view, const std::vector<std::uint32_t>& accels,
-                             LevelIndex island_level) {
+// What a candidate does to the free space left for later jobs, compared
+// when candidates cost the same (within kCostTolerance):
+// - broken: free accelerators of domains that were entirely free and are now
+//   only partly used (breaking a whole free SU is worse than a free node);
+// - concentration: the change of the sum over all domains of free^2, higher
+//   (less negative) when what is left sits in few domains rather than in many
+//   small remnants; taking n from a domain with f free changes it by
+//   (f - n)^2 - f^2, which favours the tightest domains (best fit).
+struct Fragmentation {
+  std::uint64_t broken = 0;
+  double concentration = 0;
+};
+
+Fragmentation fragmentation(const CapacityView& view, const std::vector<std::uint32_t>& accels) {
   const Topology& t = view.topology();
-  std::vector<DomainId> touched;
-  for (std::uint32_t a : accels) {
-    DomainId node = view.occupancy().node_of(a);
-    touched.push_back(node);
-    if (island_level < t.host_level()) touched.push_back(t.ancestor(node, island_level));
-  }
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  std::uint32_t broken = 0;
-  for (DomainId d : touched) {
-    const Domain& dom = t.domain(d);
+  std::vector<std::pair<DomainId, std::uint32_t>> taken;  // (domain, accelerators taken in it)
+  for (std::uint32_t a : accels)
+    for (DomainId d = view.occupancy().node_of(a); d != t.root(); d = t.domain(d).parent) taken.emplace_back(d, 1);
+  std::sort(taken.begin(), taken.end());
+  Fragmentation f;
+  for (std::size_t i = 0; i < taken.size();) {
+    DomainId d = taken[i].first;
+    std::uint32_t n = 0;
+    while (i < taken.size() && taken[i].first == d) n += taken[i++].second;
+    std::uint32_t free = view.accelerators(d);
     std::uint32_t usable = view.occupancy().usable_in(d);
-    if (usable > 0 && view.accelerators(d) == usable) {
-      // Fully free before; broken unless the selection takes all of it.
-      std::uint32_t inside = 0;
-      for (std::uint32_t a : accels) inside += (a >= dom.accel_begin && a < dom.accel_end) ? 1 : 0;
-      if (inside < usable) ++broken;
-    }
+    if (free == usable && n < free) f.broken += free;
+    double before = free;
+    double left = free > n ? free - n : 0;
+    f.concentration += left * left - before * before;
   }
-  return broken;
+  return f;
 }
 
 }  // namespace
-
-TopoPolicy::TopoPolicy(LevelIndex island_level) : island_level_(island_level) {}
 
 std::vector<std::uint32_t> TopoPolicy::place(const CapacityView& view, const PlaceRequest& request) const {
   const Topology& t = view.topology();
@@ -172,47 +229,64 @@ std::vector<std::uint32_t> TopoPolicy::place(const CapacityView& view, const Pla
 
     std::vector<std::uint32_t> best;
     double best_cost = 0;
-    std::uint32_t best_broken = 0;
+    Fragmentation best_frag;
     std::vector<DeviceId> ranks;
     std::vector<std::vector<std::uint32_t>> candidates;
     for (DomainId d : fitting) {
+      // Keep replicas and TP groups whole where the free space allows, else
+      // only TP groups, else place unaligned.
       std::vector<std::uint32_t> chosen;
-      if (!distribute(view, d, request.units, request.granule, chosen)) {
+      bool placed = false;
+      for (Granules g : {Granules{request.granule, request.group}, Granules{request.granule, request.granule},
+                         Granules{1, 1}}) {
         chosen.clear();
-        // TP alignment can fail where plain counts fit; place unaligned then.
-        if (request.granule <= 1 || !distribute(view, d, request.units, 1, chosen)) continue;
+        if (distribute(view, d, request.units, g, chosen)) {
+          placed = true;
+          break;
+        }
       }
-      candidates.push_back(std::move(chosen));
-      // With a cost model, also try the fewest-nodes fill of the same domain.
-      std::vector<std::uint32_t> packed;
-      if (request.pricer && fewest_nodes(view, d, request.units, request.granule, packed)) {
-        std::sort(packed.begin(), packed.end());
-        std::vector<std::uint32_t> sorted = candidates.back();
-        std::sort(sorted.begin(), sorted.end());
-        if (packed != sorted) candidates.push_back(std::move(packed));
+      if (!placed) continue;
+      std::size_t first_of_domain = candidates.size();
+      auto add = [&](std::vector<std::uint32_t> candidate) {
+        std::sort(candidate.begin(), candidate.end());
+        for (std::size_t c = first_of_domain; c < candidates.size(); ++c)
+          if (candidates[c] == candidate) return;
+        candidates.push_back(std::move(candidate));
+      };
+      add(std::move(chosen));
+      // With a cost model, also price other fills of the same domain: greedy
+      // keeping only TP groups whole, balanced shares, and fewest nodes.
+      if (!request.pricer) continue;
+      Granules aligned{request.granule, request.group};
+      std::vector<std::uint32_t> other;
+      if (request.group > request.granule && distribute(view, d, request.units, {request.granule, request.granule}, other))
+        add(std::move(other));
+      for (auto fill : {&balanced, &fewest_nodes}) {
+        other.clear();
+        if (fill(view, d, request.units, aligned, other)) add(std::move(other));
       }
     }
     for (std::vector<std::uint32_t>& chosen : candidates) {
-      std::sort(chosen.begin(), chosen.end());
       double cost = 0;
       if (request.pricer && request.job && candidates.size() > 1) {
         ranks.clear();
         for (std::uint32_t a : chosen) ranks.push_back(t.accelerators()[a]);
         cost = request.pricer->step_seconds(*request.job, ranks);
       }
-      std::uint32_t broken = broken_islands(view, chosen, island_level_);
+      Fragmentation frag = fragmentation(view, chosen);
       bool better = best.empty();
       if (!better) {
         double scale = std::max(best_cost, 1e-12);
         if (cost < best_cost && (best_cost - cost) / scale > kCostTolerance)
           better = true;
-        else if (std::abs(cost - best_cost) / scale <= kCostTolerance && broken < best_broken)
-          better = true;
+        else if (std::abs(cost - best_cost) / scale <= kCostTolerance)
+          better = frag.broken < best_frag.broken ||
+                   (frag.broken == best_frag.broken && frag.concentration > best_frag.concentration);
       }
       if (better) {
         best = std::move(chosen);
         best_cost = cost;
-        best_broken = broken;
+        best_frag = frag;
       }
     }
     if (!best.empty()) return best;

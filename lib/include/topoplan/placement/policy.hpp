@@ -65,6 +65,8 @@ class PlacementPricer {
 struct PlaceRequest {
   std::uint32_t units = 0;                  // accelerators, or nodes when the view counts nodes
   std::uint32_t granule = 1;                // keep runs of this many accelerators in one node (TP groups)
+  std::uint32_t group = 1;                  // and runs of this many on one side of any coarser split
+                                            // (a model replica: TP x PP), where it can be done
   std::optional<LevelIndex> required;       // all in one domain of this level
   std::optional<LevelIndex> preferred;      // as few domains of this level as possible
   const Job* job = nullptr;                 // for pricing; may be null
@@ -80,11 +82,9 @@ class PlacementPolicy {
   virtual std::vector<std::uint32_t> place(const CapacityView& view, const PlaceRequest& request) const = 0;
 };
 
-/// The policies by name: topo (default), kueue, slurm, slurm-22.05, naive. `island_level`
-/// is the level of the topology's scale-up islands. Throws InputError (with
-/// the list and a suggestion) for an unknown name.
-std::unique_ptr<PlacementPolicy> make_policy(std::string_view name, const Topology& topology,
-                                             LevelIndex island_level);
+/// The policies by name: topo (default), kueue, slurm, slurm-22.05, naive.
+/// Throws InputError (with the list and a suggestion) for an unknown name.
+std::unique_ptr<PlacementPolicy> make_policy(std::string_view name, const Topology& topology);
 std::vector<std::string> policy_names();
 
 }  // namespace topoplan
