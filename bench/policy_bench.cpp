@@ -1,0 +1,79 @@
+// How the topo policy compares with its peers on the sample mixes.
+//
+//   topoplan_policy_bench [SOURCE_DIR]
+//
+// For each mix in samples/ (topology, manifest): every policy plans the same
+// queue; the report gives jobs placed, total communication seconds per step
+// (with shared links), each peer's total relative to topo's (> 1: topo is
+// faster), and the largest free domain left at the scale-up island level.
+// Exit status 1 when topo places fewer jobs than a peer or needs more total
+// time than one that placed as many.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "topoplan/io/topology_source.hpp"
+#include "topoplan/model/fabric.hpp"
+#include "topoplan/placement/comparison.hpp"
+#include "topoplan/placement/job_pricer.hpp"
+#include "topoplan/placement/jobs_yaml.hpp"
+
+namespace {
+
+struct Mix {
+  const char* topology;
+  const char* manifest;
+};
+
+constexpr Mix kMixes[] = {
+    {"gb200-nvl72:racks=8", "samples/jobs-nvl72.yaml"},
+    {"dgx-h100:nodes=128", "samples/jobs-superpod.yaml"},
+    {"pcie-8gpu:nodes=32", "samples/jobs-pcie-fleet.yaml"},
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace topoplan;
+  std::string root = argc > 1 ? argv[1] : TOPOPLAN_SOURCE_DIR;
+  const std::vector<std::string> policies = {"topo", "kueue", "slurm", "naive"};
+  bool ok = true;
+  for (const Mix& mix : kMixes) {
+    Topology t = load_topology(mix.topology, [](const std::string&) { return std::optional<std::string>(); });
+    std::vector<Job> jobs = parse_jobs_yaml(slurp(root + "/" + mix.manifest), mix.manifest);
+    JobPricer pricer(t);
+    PlanOptions options;
+    options.topology_name = mix.topology;
+    options.pricer = &pricer;
+    Comparison c = compare_policies(t, jobs, policies, options);
+    ScaleUpIslands islands = find_scale_up_islands(t);
+    LevelIndex island = islands.size.empty() ? t.host_level() : islands.level;
+    if (island == 0) island = t.host_level();
+    fmt::print("{} with {}\n", mix.manifest, mix.topology);
+    fmt::print("  {:<8} {:>7} {:>14} {:>12} {:>20}\n", "policy", "placed", "comm s/step", "vs topo",
+               fmt::format("largest free {}", t.levels()[island].name));
+    const Plan& topo = c.plans.front();
+    for (const Plan& p : c.plans) {
+      double ratio = p.summary.step_seconds_total / topo.summary.step_seconds_total;
+      fmt::print("  {:<8} {:>4}/{:<2} {:>14.3f} {:>11.3f}x {:>20}\n", p.policy, p.summary.placed, p.summary.jobs,
+                 p.summary.step_seconds_total, ratio, p.summary.levels[island].largest_free);
+      if (p.summary.placed > topo.summary.placed ||
+          (p.summary.placed == topo.summary.placed && ratio < 1.0 - 1e-9))
+        ok = false;
+    }
+    fmt::print("\n");
+  }
+  if (!ok) fmt::print("topo is behind a peer on at least one mix\n");
+  return ok ? 0 : 1;
+}
