@@ -99,6 +99,7 @@ int run_plan(const PlanCommandOptions& o) {
 int run_evaluate(const PlanCommandOptions& o) {
   Topology topology = load_topology_argument(o.topology);
   Plan plan = parse_plan_yaml(read_input(o.plan), o.plan, topology);
+  if (plan.topology.empty()) plan.topology = o.topology;
   JobPricer pricer(topology);
   price_plan(topology, plan, &pricer);
   std::cout << render_plan(topology, plan, o.format);

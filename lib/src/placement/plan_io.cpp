@@ -68,6 +68,7 @@ void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
     }
     fmt::print(out, "{:<{}}  {:<9}  {:>7}  {:<6}  {:>12}  {}\n", job.name, width, kind, size_text(job, p), "yes",
                seconds_text(p.shared_step_seconds), span_text(t, span_of(t, p.replicas)));
+    for (const std::string& problem : p.problems) fmt::print(out, "{:<{}}  problem: {}\n", "", width, problem);
   }
   const PlanSummary& s = plan.summary;
   fmt::print(out, "\n{} placed, {} not placed; {} of {} accelerators used", s.placed, s.unplaced, s.accelerators_used,
@@ -152,6 +153,9 @@ void write_plan_json(std::ostream& out, const Topology& t, const Plan& plan) {
       j.field("reason", p.reason);
       if (!p.suggestion.empty()) j.field("suggestion", p.suggestion);
     }
+    j.key("problems").begin_array();
+    for (const std::string& problem : p.problems) j.value(problem);
+    j.end_array();
     j.end_object();
   }
   j.end_array();
@@ -315,9 +319,9 @@ namespace {
 // Keys of a plan entry besides the job's own. With the job under `job:`
 // (topoplan's JSON), `nodes` lists hostnames as well; inline, `nodes` is the
 // job's whole-node count and hostnames go under `hosts`.
-const std::vector<std::string_view> kPlanEntryKeys = {"job",  "placed",  "devices",    "hosts",
-                                                      "replica_devices", "reason",  "suggestion", "cost",
-                                                      "step_seconds",    "domains"};
+const std::vector<std::string_view> kPlanEntryKeys = {
+    "job", "placed", "devices", "hosts", "replica_devices", "reason", "suggestion", "cost", "step_seconds",
+    "domains", "problems"};
 
 class PlanReader {
  public:
@@ -450,7 +454,7 @@ void PlanReader::read(const YAML::Node& root, Plan& plan) {
   yaml::MapReader m(root, file_, sink_, "a plan");
   m.allow({"topology", "policy", "jobs", "summary"});
   if (!m.ok()) return;
-  plan.topology = m.string("topology").value_or(t_.name());
+  plan.topology = m.string("topology").value_or("");
   plan.policy = m.string("policy").value_or("given");
   YAML::Node jobs = m.get("jobs");
   if (!jobs.IsDefined() || !jobs.IsSequence()) {

@@ -423,6 +423,11 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
   }
   s.accelerators_free = occ.free_in(topology.root());
   s.accelerators_unavailable = s.accelerators - occ.usable_in(topology.root());
+  for (std::size_t j = 0; j < plan.placements.size(); ++j) {
+    JobPlacement& p = plan.placements[j];
+    p.problems.clear();
+    if (p.placed) p.problems = check_placement(topology, plan, j);
+  }
 }
 
 Span span_of(const Topology& topology, const std::vector<std::vector<DeviceId>>& replicas) {

@@ -26,6 +26,9 @@ struct JobPlacement {
   double step_seconds = -1;
   /// The same with the plan's other jobs sharing links. < 0 when unpriced.
   double shared_step_seconds = -1;
+  /// Constraints a placed job violates (check_placement), e.g. in a plan
+  /// from another scheduler or from the naive policy.
+  std::vector<std::string> problems;
 
   std::size_t device_count() const {
     std::size_t n = 0;
@@ -83,8 +86,8 @@ struct PlanOptions {
 /// job whose parallelism does not match the node size).
 Plan plan_jobs(const Topology& topology, std::vector<Job> jobs, const PlanOptions& options);
 
-/// Fills in summary, costs (alone and shared) and checks for a plan whose
-/// placements were set by hand or by another tool (`evaluate`).
+/// Fills in summary, costs (alone and shared) and constraint problems; also
+/// for a plan whose placements were set by hand or by another tool (`evaluate`).
 void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer);
 
 /// Nodes (hostnames) and domains per level a set of devices spans, in
