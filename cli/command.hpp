@@ -37,5 +37,7 @@ Action setup_plan(CLI::App& command);
 Action setup_evaluate(CLI::App& command);
 Action setup_compare(CLI::App& command);
 Action setup_check(CLI::App& command);
+Action setup_import(CLI::App& command);
+Action setup_export(CLI::App& command);
 
 }  // namespace topoplan::cli

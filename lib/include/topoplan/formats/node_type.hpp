@@ -1,0 +1,55 @@
+// What an importer puts inside each host it finds. Fabric-only formats
+// (Slurm topology files, ibnetdiscover, Kubernetes node lists) name hosts and
+// switches but say little or nothing about a host's insides; a NodeType fills
+// them in, either generic or copied from a preset such as dgx-h100.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topoplan/model/link_type.hpp"
+#include "topoplan/model/topology.hpp"
+#include "topoplan/model/topology_builder.hpp"
+
+namespace topoplan {
+
+class NodeType {
+ public:
+  /// `gpus` GPUs and as many NICs, all on PCIe Gen5 x16 to one CPU. NVLink
+  /// and NIC affinity are unknown, so nothing faster is assumed.
+  static NodeType generic(int gpus, std::string model = "GPU");
+  /// The first host (a domain of the host level) of `topology`: its devices
+  /// and the links among them. Throws InputError when it has no accelerator.
+  static NodeType copy_of(const Topology& topology);
+
+  /// Adds the devices and links under `node`; returns its NICs in order, the
+  /// ends to attach to the fabric (empty when the node type has none).
+  std::vector<DeviceId> instantiate(TopologyBuilder& builder, DomainId node) const;
+
+  int accelerators() const { return accelerators_; }
+  /// What it is, for comments in imported files ("8 x H100 from dgx-h100").
+  const std::string& description() const { return description_; }
+
+ private:
+  struct DeviceSpec {
+    DeviceKind kind;
+    std::string name;
+    std::string model;
+    float memory_gib;
+    float speed;
+    Labels labels;
+  };
+  struct LinkSpec {
+    std::size_t a, b;  // indices into devices_
+    LinkType type;
+    int count;
+    double bandwidth;
+    double latency_us;
+  };
+  std::vector<DeviceSpec> devices_;
+  std::vector<LinkSpec> links_;
+  int accelerators_ = 0;
+  std::string description_;
+};
+
+}  // namespace topoplan

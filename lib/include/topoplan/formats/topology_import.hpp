@@ -1,0 +1,62 @@
+// Importers: topology files of other tools (Slurm, Kubernetes node lists, NCCL
+// topology dumps, nvidia-smi, ibnetdiscover) turned into a Topology, which
+// write_topology_yaml() then writes in topoplan's native format.
+//
+// Each format lives in its own file under lib/src/formats/ and registers one
+// entry in import_formats(). Importers never touch the file system: the
+// driver reads the files and passes their text.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "topoplan/model/topology.hpp"
+#include "topoplan/support/error.hpp"
+
+namespace topoplan {
+
+/// One input file: its name (for diagnostics) and contents.
+struct ImportSource {
+  std::string path;
+  std::string text;
+};
+
+struct ImportOptions {
+  /// Name of the topology written; empty: derived from the first file's name.
+  std::string name;
+  /// k8s-nodes: node label keys that form the levels, coarsest first
+  /// (Kueue Topology style); the hostname level is implied last.
+  std::vector<std::string> level_labels;
+  /// What every host found in a fabric-only format (Slurm, ibnetdiscover,
+  /// k8s-nodes) holds: the first node of this topology is copied to each host.
+  /// Null: a generic node of `gpus_per_node` GPUs, one NIC each.
+  const Topology* node_type = nullptr;
+  /// GPUs of a generic node; 0 means the format's own count or 8.
+  int gpus_per_node = 0;
+  /// Link type between hosts and the switches the format describes.
+  std::string fabric_link = "ib-ndr";
+};
+
+/// A warning about an input that still imported (a lossy format, a partial dump).
+using ImportWarning = Diagnostic;
+
+struct ImportResult {
+  Topology topology;
+  std::vector<ImportWarning> warnings;
+};
+
+using Importer = ImportResult (*)(std::span<const ImportSource> sources, const ImportOptions& options);
+
+struct ImportFormat {
+  std::string_view name;     // as given to --from
+  std::string_view summary;  // one line for --help
+  Importer run;
+};
+
+/// Every import format, in the order --help lists them.
+std::span<const ImportFormat> import_formats();
+const ImportFormat* find_import_format(std::string_view name);
+
+}  // namespace topoplan

@@ -1,0 +1,25 @@
+// The entry point of every format, one per file under lib/src/formats/,
+// gathered here for the registry in format_registry.cpp.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "topoplan/formats/topology_export.hpp"
+#include "topoplan/formats/topology_import.hpp"
+
+namespace topoplan::formats {
+
+ImportResult import_slurm(std::span<const ImportSource> sources, const ImportOptions& options);
+ImportResult import_k8s_nodes(std::span<const ImportSource> sources, const ImportOptions& options);
+ImportResult import_nccl_xml(std::span<const ImportSource> sources, const ImportOptions& options);
+ImportResult import_nvidia_smi(std::span<const ImportSource> sources, const ImportOptions& options);
+ImportResult import_ibnetdiscover(std::span<const ImportSource> sources, const ImportOptions& options);
+
+std::string export_slurm_tree(const Topology& topology, const ExportOptions& options);
+std::string export_slurm_block(const Topology& topology, const ExportOptions& options);
+std::string export_slurm_yaml(const Topology& topology, const ExportOptions& options);
+std::string export_kueue(const Topology& topology, const ExportOptions& options);
+std::string export_volcano(const Topology& topology, const ExportOptions& options);
+
+}  // namespace topoplan::formats
