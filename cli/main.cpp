@@ -46,6 +46,8 @@ int usage_error(const CLI::App& app, const CLI::ParseError& e) {
   bool wants_command = !where->get_subcommands({}).empty();
   if (!remaining.empty() && wants_command && remaining.front().rfind('-', 0) != 0)
     message = "unknown command '" + remaining.front() + "'";
+  else if (!remaining.empty() && wants_command)
+    message = "unknown option '" + remaining.front() + "'";
   if (!remaining.empty()) {
     std::vector<std::string> names;
     for (const CLI::App* sub : where->get_subcommands({})) names.push_back(sub->get_name());
