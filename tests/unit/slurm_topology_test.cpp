@@ -11,6 +11,8 @@
 #include "topoplan/formats/topology_export.hpp"
 #include "topoplan/formats/topology_import.hpp"
 #include "topoplan/io/topology_source.hpp"
+#include "topoplan/io/topology_writer.hpp"
+#include "topoplan/io/topology_yaml.hpp"
 
 using namespace topoplan;
 
@@ -95,6 +97,14 @@ bool linked(const Topology& t, DeviceId a, DeviceId b) {
   return false;
 }
 
+std::string without_comments(const std::string& text) {
+  std::istringstream in(text);
+  std::string out, line;
+  while (std::getline(in, line))
+    if (line.empty() || line[0] != '#') out += line + '\n';
+  return out;
+}
+
 using V = std::vector<std::string>;
 
 }  // namespace
@@ -113,10 +123,10 @@ TEST_CASE("slurm import: a tree of uneven depth, with Slurm's syntax") {
   CHECK(switch_paths(t) == V{"spine1", "spine2", "leaf-c", "spine1/leaf-a1", "spine1/leaf-a2", "spine2/leaf-b",
                              "leaf-c/leaf-c"});
   // Switch devices: one per Slurm switch, linked up the tree and to the NICs.
-  auto core = device_named(t, "core");
-  auto leaf_c = device_named(t, "leaf-c/leaf-c/leaf-c");
-  auto spine1 = device_named(t, "spine1/spine1");
-  auto leaf_a1 = device_named(t, "spine1/leaf-a1/leaf-a1");
+  auto core = device_named(t, "switch");
+  auto leaf_c = device_named(t, "leaf-c/leaf-c/switch");
+  auto spine1 = device_named(t, "spine1/switch");
+  auto leaf_a1 = device_named(t, "spine1/leaf-a1/switch");
   REQUIRE(core);
   REQUIRE(leaf_c);
   REQUIRE(spine1);
@@ -177,7 +187,7 @@ TEST_CASE("slurm import: syntax errors name line and column") {
                  "1:28: unknown key 'Cables' on the line of switch 's1'; known: Switches, Nodes, LinkSpeed",
                  "2:21: Nodes 'n[7-': unclosed '['",
                  "3:20: operator '+=' is not valid in topology.conf",
-                 "4:1: unknown key 'nodes' at the start of a line; known: SwitchName, BlockName, BlockSizes",
+                 "4:1: nodes= belongs on the line of a SwitchName= or BlockName=",
                  "5:21: unterminated quoted value",
                  "6:25: LinkSpeed 'fast' is not a number",
                  "7:1: topology/block lines (BlockName, BlockSizes) in a file with SwitchName lines (topology/tree); "
@@ -267,6 +277,17 @@ TEST_CASE("slurm export: tree of a DGX H100 cluster") {
   CHECK(conf == export_as(preset("dgx-h100:nodes=64"), "slurm-tree"));
 }
 
+TEST_CASE("slurm export: hostlists Slurm 22.05 reads back") {
+  // compress_hostlist would write r[0000-0002]-n00; Slurm refuses text after
+  // the last bracket.
+  ImportResult r = import_text("t.conf", "SwitchName=top Switches=a,b\nSwitchName=a Nodes=r0000-n00,r0001-n00,r0002-n00\n"
+                                         "SwitchName=b Nodes=r0000-n[01-02],r0001-n[01-02]\n");
+  std::string conf = export_as(r.topology, "slurm-tree");
+  CHECK(conf.find("SwitchName=a Nodes=r0000-n00,r0001-n00,r0002-n00\n") != std::string::npos);
+  CHECK(conf.find("SwitchName=b Nodes=r[0000-0001]-n[01-02]\n") != std::string::npos);
+  CHECK(hostnames(import_text("t.conf", conf).topology) == hostnames(r.topology));
+}
+
 TEST_CASE("slurm round trip: native -> topology.conf -> native keeps hosts, switches and levels") {
   for (std::string name : {"dgx-h100:nodes=64", "gb200-nvl72:racks=20"}) {
     INFO(name);
@@ -334,4 +355,26 @@ TEST_CASE("slurm export: topology.yaml holds a tree and a block topology that im
   ImportResult block = import_text("topology.yaml", yaml, o);
   CHECK(level_names(block.topology) == V{"cluster", "rack", "node"});
   CHECK(hostnames(block.topology) == hostnames(original));
+}
+
+TEST_CASE("slurm round trip through the native format gives the same Slurm files") {
+  for (std::string name : {"dgx-h100:nodes=64", "gb200-nvl72:racks=20"}) {
+    INFO(name);
+    Topology original = preset(name);
+    ImportOptions o;
+    o.name = original.name();
+    o.node_type = &original;
+    std::string tree = export_as(original, "slurm-tree");
+    Topology native = parse_topology_yaml(write_topology_yaml(import_text("topology.conf", tree, o).topology), "n.yaml");
+    CHECK(export_as(native, "slurm-tree") == tree);
+    // Blocks: the same lines; comments may differ, since a node type holds
+    // no rack NVSwitches, so the blocks are no longer scale-up islands.
+    std::string blocks = export_as(original, "slurm-block");
+    native = parse_topology_yaml(write_topology_yaml(import_text("topology.conf", blocks, o).topology), "n.yaml");
+    CHECK(without_comments(export_as(native, "slurm-block")) == without_comments(blocks));
+  }
+  ImportResult uneven = import_file("uneven-tree.conf");
+  Topology native = parse_topology_yaml(write_topology_yaml(uneven.topology), "native.yaml");
+  CHECK(export_as(native, "slurm-tree") == export_as(uneven.topology, "slurm-tree"));
+  CHECK(switch_paths(native) == switch_paths(uneven.topology));
 }

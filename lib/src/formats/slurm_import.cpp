@@ -254,7 +254,7 @@ Topology build_tree(const TopologySpec& spec, const std::string& name, const Imp
       for (LevelIndex l = b.level_of(up) + 1; l < level; ++l) up = b.add_domain(up, local, origin);
       domain[s] = b.add_domain(up, local, origin);
     }
-    device[s] = b.add_device(domain[s], DeviceKind::network_switch, x.name, props, origin);
+    device[s] = b.add_device(domain[s], DeviceKind::network_switch, "switch", props, origin);
     if (parent[s] != kNo) b.add_link(device[s], device[parent[s]], link_index, 1, link.bandwidth, link.latency_us, origin);
     std::uint32_t hosts_origin = x.nodes.names.empty() ? 0 : b.add_origin(x.nodes.where);
     for (const std::string& h : x.nodes.names) {
@@ -339,7 +339,7 @@ Topology build_blocks(const TopologySpec& spec, const std::string& name, const I
   for (const Block& bl : spec.blocks) {
     std::uint32_t origin = b.add_origin(bl.where);
     DomainId block = b.add_domain(b.root(), bl.name, origin);
-    DeviceId sw = b.add_device(block, DeviceKind::network_switch, bl.name, props, origin);
+    DeviceId sw = b.add_device(block, DeviceKind::network_switch, "switch", props, origin);
     b.add_link(sw, core, link_index, 1, link.bandwidth, link.latency_us, origin);
     std::uint32_t hosts_origin = b.add_origin(bl.nodes.where);
     for (const std::string& h : bl.nodes.names) {

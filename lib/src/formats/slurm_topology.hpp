@@ -93,6 +93,12 @@ std::string write_topology_conf(const TopologySpec& spec);
 /// Writes topology.yaml holding `specs` in order.
 std::string write_topology_yaml(const std::vector<TopologySpec>& specs, const std::vector<std::string>& header);
 
+/// `names` as a hostlist Slurm reads back as the same names: topoplan's
+/// compression where every item ends in a bracket group (Slurm 22.05's
+/// hostlist refuses text after the last bracket, `r[1-2]-n0`), else runs of
+/// one trailing number (`r1-n[0-3]`).
+std::string slurm_hostlist(const std::vector<std::string>& names);
+
 /// Expands a hostlist value starting at `where` (column of its first
 /// character); reports problems to `sink`.
 NameList expand_names(std::string_view value, SourceLocation where, DiagnosticSink& sink, std::string_view what);

@@ -245,6 +245,9 @@ class ConfReader {
       } else if (iequals(p.key, "Include")) {
         sink_.error(p.key_where, "Include is not followed; import the included file on its own");
         return;
+      } else if (iequals(p.key, "Nodes") || iequals(p.key, "Switches") || iequals(p.key, "LinkSpeed")) {
+        sink_.error(p.key_where, fmt::format("{}= belongs on the line of a SwitchName= or BlockName=", p.key));
+        return;
       } else {
         unknown_key(p, "at the start of a line", {"SwitchName", "BlockName", "BlockSizes"});
         return;
@@ -380,7 +383,93 @@ void comment_lines(std::string& out, const std::string& text) {
   }
 }
 
+// Items of a hostlist: split at commas outside brackets.
+std::vector<std::string> hostlist_items(const std::string& list) {
+  std::vector<std::string> items;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= list.size(); ++i) {
+    if (i == list.size() || (list[i] == ',' && depth == 0)) {
+      items.push_back(list.substr(start, i - start));
+      start = i + 1;
+    } else if (list[i] == '[') {
+      ++depth;
+    } else if (list[i] == ']') {
+      --depth;
+    }
+  }
+  return items;
+}
+
+// Runs of names that differ only in one trailing number: `prefix[a-b,c]`.
+std::string trailing_number_list(const std::vector<std::string>& names) {
+  struct Parsed {
+    std::string_view prefix, digits;
+    unsigned long long value = 0;
+  };
+  std::vector<Parsed> parsed;
+  for (const std::string& name : names) {
+    std::size_t end = name.size();
+    while (end > 0 && std::isdigit(static_cast<unsigned char>(name[end - 1]))) --end;
+    Parsed p{std::string_view(name).substr(0, end), std::string_view(name).substr(end)};
+    if (p.digits.empty() || p.digits.size() > 18) p.digits = {};
+    for (char c : p.digits) p.value = p.value * 10 + static_cast<unsigned>(c - '0');
+    parsed.push_back(p);
+  }
+  auto padded = [](std::string_view d) { return d.size() > 1 && d[0] == '0'; };
+  std::string out;
+  std::size_t i = 0;
+  while (i < names.size()) {
+    if (!out.empty()) out += ',';
+    if (parsed[i].digits.empty()) {
+      out += names[i++];
+      continue;
+    }
+    std::vector<std::pair<std::size_t, std::size_t>> ranges;
+    std::size_t j = i;
+    while (j < names.size() && !parsed[j].digits.empty() && parsed[j].prefix == parsed[i].prefix) {
+      if (!ranges.empty()) {
+        const Parsed& start = parsed[ranges.back().first];
+        const Parsed& last = parsed[ranges.back().second];
+        bool fits = padded(start.digits) ? parsed[j].digits.size() == start.digits.size() : !padded(parsed[j].digits);
+        if (parsed[j].value == last.value + 1 && fits) {
+          ranges.back().second = j++;
+          continue;
+        }
+      }
+      ranges.emplace_back(j, j);
+      ++j;
+    }
+    if (j - i == 1) {
+      out += names[i];
+    } else {
+      out += fmt::format("{}[", parsed[i].prefix);
+      for (std::size_t r = 0; r < ranges.size(); ++r) {
+        if (r) out += ',';
+        out += parsed[ranges[r].first].digits;
+        if (ranges[r].second != ranges[r].first) out += fmt::format("-{}", parsed[ranges[r].second].digits);
+      }
+      out += ']';
+    }
+    i = j;
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string slurm_hostlist(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& item : hostlist_items(compress_hostlist(names))) {
+    if (!out.empty()) out += ',';
+    std::size_t close = item.rfind(']');
+    if (close == std::string::npos || close + 1 == item.size())
+      out += item;
+    else
+      out += trailing_number_list(expand_hostlist(item).names);
+  }
+  return out;
+}
 
 NameList expand_names(std::string_view value, SourceLocation where, DiagnosticSink& sink, std::string_view what) {
   NameList list;
@@ -417,13 +506,13 @@ std::string write_topology_conf(const TopologySpec& spec) {
   for (const Switch& s : spec.switches) {
     comment_lines(out, s.comment);
     out += "SwitchName=" + s.name;
-    if (!s.switches.names.empty()) out += " Switches=" + compress_hostlist(s.switches.names);
-    if (!s.nodes.names.empty()) out += " Nodes=" + compress_hostlist(s.nodes.names);
+    if (!s.switches.names.empty()) out += " Switches=" + slurm_hostlist(s.switches.names);
+    if (!s.nodes.names.empty()) out += " Nodes=" + slurm_hostlist(s.nodes.names);
     out += '\n';
   }
   for (const Block& b : spec.blocks) {
     comment_lines(out, b.comment);
-    out += fmt::format("BlockName={} Nodes={}\n", b.name, compress_hostlist(b.nodes.names));
+    out += fmt::format("BlockName={} Nodes={}\n", b.name, slurm_hostlist(b.nodes.names));
   }
   if (!spec.block_sizes.empty()) {
     std::vector<long long> sizes;

@@ -286,9 +286,9 @@ std::string write_topology_yaml(const std::vector<TopologySpec>& specs, const st
         comment(out, s.comment, "      ");
         out += fmt::format("      - switch: {}\n", scalar_text(s.name));
         if (!s.switches.names.empty())
-          out += fmt::format("        children: {}\n", scalar_text(compress_hostlist(s.switches.names)));
+          out += fmt::format("        children: {}\n", scalar_text(slurm_hostlist(s.switches.names)));
         if (!s.nodes.names.empty())
-          out += fmt::format("        nodes: {}\n", scalar_text(compress_hostlist(s.nodes.names)));
+          out += fmt::format("        nodes: {}\n", scalar_text(slurm_hostlist(s.nodes.names)));
       }
     } else if (spec.kind == TopologySpec::Kind::block) {
       out += "  block:\n";
@@ -301,7 +301,7 @@ std::string write_topology_yaml(const std::vector<TopologySpec>& specs, const st
       for (const Block& b : spec.blocks) {
         comment(out, b.comment, "      ");
         out += fmt::format("      - block: {}\n", scalar_text(b.name));
-        out += fmt::format("        nodes: {}\n", scalar_text(compress_hostlist(b.nodes.names)));
+        out += fmt::format("        nodes: {}\n", scalar_text(slurm_hostlist(b.nodes.names)));
       }
     } else {
       out += "  flat: true\n";
