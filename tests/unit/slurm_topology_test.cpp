@@ -264,6 +264,9 @@ TEST_CASE("slurm import: node types and hostile sizes") {
   std::vector<std::string> e = errors_of([] { import_text("t.conf", "SwitchName=s Nodes=h[0-999999999]\n"); });
   REQUIRE(e.size() == 1);
   CHECK(e[0] == "1:20: Nodes 'h[0-999999999]': '[0-999999999]' names more than 200000 items");
+  std::string huge = "SwitchName=s Nodes=" + std::string(1'000'001, 'x') + "\n";
+  CHECK(errors_of([&] { import_text("t.conf", huge); }) ==
+        V{"1:1: line of 1000020 characters; topoplan reads at most 1000000"});
   o.fabric_link = "ib-xdr2";
   CHECK(errors_of([&] { import_text("t.conf", "SwitchName=s Nodes=h1\n", o); }).size() == 1);
 }

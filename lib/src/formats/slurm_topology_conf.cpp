@@ -28,6 +28,9 @@ bool iequals(std::string_view a, std::string_view b) {
          });
 }
 
+// Longer (continued) lines are refused: every character keeps its position.
+constexpr std::size_t kMaxLine = 1'000'000;
+
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
 // One logical line (continuations joined, comments and escapes removed) with
@@ -135,13 +138,18 @@ class ConfReader {
         append(logical, line, static_cast<int>(i) + 1);
         ++i;
       }
+      if (logical.text.size() > kMaxLine) {
+        sink_.error({source_.path, logical.first_line, 1},
+                    fmt::format("line of {} characters; topoplan reads at most {}", logical.text.size(), kMaxLine));
+        continue;
+      }
       parse_line(logical);
     }
     if (has_tree_ && has_block_)
       sink_.error(first_block_, "topology/block lines (BlockName, BlockSizes) in a file with SwitchName lines "
                                 "(topology/tree); Slurm reads one plugin's keys");
     spec_.kind = has_block_ ? TopologySpec::Kind::block : TopologySpec::Kind::tree;
-    if (!has_tree_ && !has_block_) {
+    if (!has_tree_ && !has_block_ && sink_.empty()) {
       std::string hint = spec_.commented_out > 0
                              ? fmt::format(" ({} are commented out)", spec_.commented_out)
                              : std::string();
