@@ -250,6 +250,29 @@ TEST_CASE("slurm import: topology.yaml picks the cluster default or the named to
         V{"6:9: unknown key 'link' in switch", "5:16: nodes 'n[1-': unclosed '['"});
 }
 
+TEST_CASE("slurm import: names, level comments and lenient YAML lists") {
+  CHECK(errors_of([] { import_text("t.conf", "SwitchName=a[1] Nodes=n1\nBlockName=b/c Nodes=n2\n"); }) ==
+        V{"1:12: SwitchName 'a[1]' contains a hostlist character ('[', ']' or ',')",
+          "2:11: BlockName 'b/c' contains '/', which topoplan uses between domain names",
+          "2:1: topology/block lines (BlockName, BlockSizes) in a file with SwitchName lines (topology/tree); "
+          "Slurm reads one plugin's keys"});
+  ImportResult r = import_text("t.conf", "# topoplan-levels: top, rack, host\nSwitchName=s Nodes=n1\n");
+  CHECK(level_names(r.topology) == V{"leaf", "node"});
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].message ==
+        "the topoplan-levels: comment (top, rack, host) names 3 levels, the file has 2; using leaf, node");
+  r = import_text("t.conf", "# topoplan-levels: my rack, host\nSwitchName=s Nodes=n1\n");
+  CHECK(level_names(r.topology) == V{"leaf", "node"});
+  r = import_text("t.conf", "# topoplan-levels: rack, host\nSwitchName=s Nodes=n1\n");
+  CHECK(level_names(r.topology) == V{"rack", "host"});
+  CHECK(r.warnings.empty());
+  r = import_text("t.yaml", "- topology: t\n  tree:\n    switches:\n      - {switch: top, children: [a, b]}\n"
+                            "      - {switch: a, nodes: [n1, 'n[2-3]']}\n      - {switch: b, nodes: m1}\n");
+  CHECK(hostnames(r.topology) == V{"n1", "n2", "n3", "m1"});
+  CHECK(errors_of([] { import_text("t.yaml", "- topology: t\n  flat: true\n- topology: t\n  flat: true\n"); }) ==
+        V{"3:3: topology 't' is defined twice (first on line 1)"});
+}
+
 TEST_CASE("slurm import: node types and hostile sizes") {
   ImportOptions o;
   Topology dgx = preset("dgx-h100:nodes=1");

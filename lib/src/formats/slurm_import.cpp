@@ -16,6 +16,7 @@
 // Every switch (and block) is a network switch device in its domain, linked
 // to its parent's and to the NICs of its hosts.
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -52,11 +53,20 @@ std::vector<std::string> level_names(const TopologySpec& spec, std::vector<std::
                                      std::vector<ImportWarning>& warnings) {
   if (spec.level_names.empty()) return generic;
   std::set<std::string> unique(spec.level_names.begin(), spec.level_names.end());
-  if (spec.level_names.size() != generic.size() || unique.size() != generic.size()) {
-    warnings.push_back({spec.where, fmt::format("the {} comment names {} levels ({}), the file has {}; using {}",
-                                                kLevelsComment, spec.level_names.size(),
-                                                fmt::join(spec.level_names, ", "), generic.size(),
-                                                fmt::join(generic, ", "))});
+  // Level names are letters, digits and underscores (topoplan-topology(5)).
+  bool valid = unique.size() == spec.level_names.size() &&
+               std::all_of(spec.level_names.begin(), spec.level_names.end(), [](const std::string& name) {
+                 return std::all_of(name.begin(), name.end(),
+                                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+               });
+  std::string problem;
+  if (spec.level_names.size() != generic.size())
+    problem = fmt::format("names {} levels, the file has {}", spec.level_names.size(), generic.size());
+  else if (!valid)
+    problem = "does not name distinct levels of letters, digits and underscores";
+  if (!problem.empty()) {
+    warnings.push_back({spec.where, fmt::format("the {} comment ({}) {}; using {}", kLevelsComment,
+                                                fmt::join(spec.level_names, ", "), problem, fmt::join(generic, ", "))});
     return generic;
   }
   return spec.level_names;

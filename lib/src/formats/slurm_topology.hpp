@@ -99,6 +99,12 @@ std::string write_topology_yaml(const std::vector<TopologySpec>& specs, const st
 /// one trailing number (`r1-n[0-3]`).
 std::string slurm_hostlist(const std::vector<std::string>& names);
 
+/// Why `name` cannot be a switch or block name ("" when it can): empty, or
+/// holding '/' (topoplan's path separator) or a hostlist character ('[',
+/// ']', ','), which would make it a different name when listed in
+/// Switches= or read back by topoplan.
+std::string name_problem(std::string_view name);
+
 /// Expands a hostlist value starting at `where` (column of its first
 /// character); reports problems to `sink`.
 NameList expand_names(std::string_view value, SourceLocation where, DiagnosticSink& sink, std::string_view what);

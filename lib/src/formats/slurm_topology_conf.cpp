@@ -265,17 +265,11 @@ class ConfReader {
 
   // A record's name: non-empty, no '/' (topoplan's path separator).
   bool check_name(const Pair& p, std::string_view what) {
-    if (p.value.empty()) {
-      sink_.error(p.value_where, fmt::format("empty {}", what));
-      return false;
-    }
-    if (p.value.find('/') != std::string::npos) {
-      sink_.error(p.value_where,
-                  fmt::format("{} '{}' contains '/', which topoplan uses between domain names", what, p.value));
-      return false;
-    }
-    return true;
+    std::string problem = name_problem(p.value);
+    if (!problem.empty()) sink_.error(p.value_where, fmt::format("{} '{}' {}", what, p.value, problem));
+    return problem.empty();
   }
+
 
   std::size_t parse_switch(const std::vector<Pair>& ps, std::size_t i) {
     has_tree_ = true;
@@ -465,6 +459,13 @@ std::string trailing_number_list(const std::vector<std::string>& names) {
 }
 
 }  // namespace
+
+std::string name_problem(std::string_view name) {
+  if (name.empty()) return "is empty";
+  if (name.find('/') != std::string_view::npos) return "contains '/', which topoplan uses between domain names";
+  if (name.find_first_of("[],") != std::string_view::npos) return "contains a hostlist character ('[', ']' or ',')";
+  return {};
+}
 
 std::string slurm_hostlist(const std::vector<std::string>& names) {
   std::string out;

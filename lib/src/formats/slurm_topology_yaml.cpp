@@ -33,7 +33,13 @@ class YamlReader {
       throw InputError(yaml::where(file_, root),
                        "topology.yaml must be a list of topologies (`- topology: NAME` items)");
     }
-    for (const YAML::Node& item : root) specs.push_back(topology(item));
+    for (const YAML::Node& item : root) {
+      specs.push_back(topology(item));
+      for (std::size_t i = 0; i + 1 < specs.size(); ++i)
+        if (!specs.back().name.empty() && specs[i].name == specs.back().name)
+          sink_.error(specs.back().where, fmt::format("topology '{}' is defined twice (first on line {})",
+                                                      specs.back().name, specs[i].where.line));
+    }
     sink_.throw_if_any();
     if (specs.empty()) throw InputError({file_, 0, 0}, "topology.yaml lists no topology");
     attach_level_comments(specs);
@@ -80,25 +86,37 @@ class YamlReader {
     return b.value_or(false);
   }
 
+  // A hostlist string, or (leniently) a list of them.
   NameList names(yaml::MapReader& m, std::string_view key) {
     if (!m.has(key)) return {};
     YAML::Node node = m.get(key);
-    std::optional<std::string> text = yaml::scalar(node, file_, sink_, key);
-    if (!text) return {};
-    return expand_names(*text, yaml::where(file_, node), sink_, key);
+    if (!node.IsSequence()) {
+      std::optional<std::string> text = yaml::scalar(node, file_, sink_, key);
+      if (!text) return {};
+      return expand_names(*text, yaml::where(file_, node), sink_, key);
+    }
+    NameList all;
+    all.present = true;
+    all.where = yaml::where(file_, node);
+    for (const YAML::Node& item : node) {
+      std::optional<std::string> text = yaml::scalar(item, file_, sink_, key);
+      if (!text) continue;
+      NameList part = expand_names(*text, yaml::where(file_, item), sink_, key);
+      all.names.insert(all.names.end(), part.names.begin(), part.names.end());
+      if (all.names.size() > kMaxHosts) {
+        sink_.error(all.where, fmt::format("{} names more than {} items", key, kMaxHosts));
+        return all;
+      }
+    }
+    return all;
   }
 
   bool check_name(const std::string& name, const SourceLocation& where, std::string_view what) {
-    if (name.empty()) {
-      sink_.error(where, fmt::format("empty {} name", what));
-      return false;
-    }
-    if (name.find('/') != std::string::npos) {
-      sink_.error(where, fmt::format("{} '{}' contains '/', which topoplan uses between domain names", what, name));
-      return false;
-    }
-    return true;
+    std::string problem = name_problem(name);
+    if (!problem.empty()) sink_.error(where, fmt::format("{} '{}' {}", what, name, problem));
+    return problem.empty();
   }
+
 
   void tree(const YAML::Node& node, TopologySpec& spec) {
     spec.kind = TopologySpec::Kind::tree;
