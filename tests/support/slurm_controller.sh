@@ -57,12 +57,22 @@ slurm_start_munge() {
   munge -n --socket="$MUNGE_SOCKET" >/dev/null 2>&1 || fail "munged does not answer on $MUNGE_SOCKET"
 }
 
+# Whether something listens on loopback port $1: ss when installed (iproute2
+# is not in a minimal container), else a connection attempt.
+slurm_port_in_use() {
+  if command -v ss >/dev/null; then
+    ss -Hltn "( sport = :$1 )" 2>/dev/null | grep -q .
+  else
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+  fi
+}
+
 # A port P with P and P+1 free on loopback (controller, slurmd).
 slurm_free_port() {
   local p
   for _ in $(seq 100); do
     p=$((20000 + RANDOM % 20000))
-    ss -Hltn "( sport = :$p or sport = :$((p + 1)) )" 2>/dev/null | grep -q . || { echo "$p"; return; }
+    slurm_port_in_use "$p" || slurm_port_in_use $((p + 1)) || { echo "$p"; return; }
   done
   echo 0
 }
