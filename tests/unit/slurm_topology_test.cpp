@@ -287,6 +287,11 @@ TEST_CASE("slurm import: node types and hostile sizes") {
   std::vector<std::string> e = errors_of([] { import_text("t.conf", "SwitchName=s Nodes=h[0-999999999]\n"); });
   REQUIRE(e.size() == 1);
   CHECK(e[0] == "1:20: Nodes 'h[0-999999999]': '[0-999999999]' names more than 200000 items");
+  // Many lists each under the limit: the file as a whole is refused.
+  std::string many;
+  for (int i = 0; i < 5; ++i) many += fmt::format("SwitchName=s{} Nodes=h{}-[0-99999]\n", i, i);
+  CHECK(errors_of([&] { import_text("t.conf", many); }) ==
+        V{"3:21: the file names more than 200000 nodes and switches; topoplan imports at most that many"});
   std::string huge = "SwitchName=s Nodes=" + std::string(1'000'001, 'x') + "\n";
   CHECK(errors_of([&] { import_text("t.conf", huge); }) ==
         V{"1:1: line of 1000020 characters; topoplan reads at most 1000000"});

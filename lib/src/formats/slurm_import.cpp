@@ -72,7 +72,7 @@ std::vector<std::string> level_names(const TopologySpec& spec, std::vector<std::
   return spec.level_names;
 }
 
-// Hosts found in the file: every name once, in file order.
+// The hosts of a file, each with the switch or block that lists it.
 class HostSet {
  public:
   /// False (after reporting) when `host` is already placed or has no usable name.

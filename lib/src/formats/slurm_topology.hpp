@@ -105,9 +105,17 @@ std::string slurm_hostlist(const std::vector<std::string>& names);
 /// Switches= or read back by topoplan.
 std::string name_problem(std::string_view name);
 
+/// How many names one file may still expand to (all Nodes= and Switches=
+/// together), so that many large hostlists cannot exhaust memory either.
+struct NameBudget {
+  std::size_t left = kMaxHosts;
+  bool reported = false;
+};
+
 /// Expands a hostlist value starting at `where` (column of its first
-/// character); reports problems to `sink`.
-NameList expand_names(std::string_view value, SourceLocation where, DiagnosticSink& sink, std::string_view what);
+/// character); reports problems to `sink`, and once when `budget` runs out.
+NameList expand_names(std::string_view value, SourceLocation where, DiagnosticSink& sink, std::string_view what,
+                      NameBudget& budget);
 
 /// Checks `spec` the way slurmctld would (and stricter where Slurm only
 /// warns), then builds the topology. `warnings` receives what still imports.

@@ -292,7 +292,7 @@ class ConfReader {
           sink_.error(p.key_where, fmt::format("{}= given twice for switch '{}'", nodes ? "Nodes" : "Switches", s.name));
           continue;
         }
-        list = expand_names(p.value, p.value_where, sink_, nodes ? "Nodes" : "Switches");
+        list = expand_names(p.value, p.value_where, sink_, nodes ? "Nodes" : "Switches", budget_);
       } else if (iequals(p.key, "LinkSpeed")) {
         // "units arbitrary ... currently not used" (topology.conf(5)); Slurm
         // still insists on a number.
@@ -324,7 +324,7 @@ class ConfReader {
           sink_.error(p.key_where, fmt::format("Nodes= given twice for block '{}'", b.name));
           continue;
         }
-        b.nodes = expand_names(p.value, p.value_where, sink_, "Nodes");
+        b.nodes = expand_names(p.value, p.value_where, sink_, "Nodes", budget_);
       } else if (iequals(p.key, "SwitchName") || iequals(p.key, "BlockName") || iequals(p.key, "BlockSizes")) {
         sink_.error(p.key_where, fmt::format("{} must start a new line", p.key));
       } else {
@@ -371,6 +371,7 @@ class ConfReader {
   bool has_block_ = false;
   bool sizes_seen_ = false;
   SourceLocation first_block_;
+  NameBudget budget_;
 };
 
 void comment_lines(std::string& out, const std::string& text) {
@@ -480,7 +481,8 @@ std::string slurm_hostlist(const std::vector<std::string>& names) {
   return out;
 }
 
-NameList expand_names(std::string_view value, SourceLocation where, DiagnosticSink& sink, std::string_view what) {
+NameList expand_names(std::string_view value, SourceLocation where, DiagnosticSink& sink, std::string_view what,
+                      NameBudget& budget) {
   NameList list;
   list.where = where;
   list.present = true;
@@ -490,6 +492,16 @@ NameList expand_names(std::string_view value, SourceLocation where, DiagnosticSi
     sink.error(where, fmt::format("{} '{}': {}", what, value, e.error));
     return list;
   }
+  if (e.names.size() > budget.left) {
+    if (!budget.reported)
+      sink.error(where, fmt::format("the file names more than {} nodes and switches; topoplan imports at most that "
+                                    "many",
+                                    kMaxHosts));
+    budget.reported = true;
+    budget.left = 0;
+    return list;
+  }
+  budget.left -= e.names.size();
   list.names = std::move(e.names);
   return list;
 }

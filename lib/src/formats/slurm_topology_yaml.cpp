@@ -93,7 +93,7 @@ class YamlReader {
     if (!node.IsSequence()) {
       std::optional<std::string> text = yaml::scalar(node, file_, sink_, key);
       if (!text) return {};
-      return expand_names(*text, yaml::where(file_, node), sink_, key);
+      return expand_names(*text, yaml::where(file_, node), sink_, key, budget_);
     }
     NameList all;
     all.present = true;
@@ -101,12 +101,8 @@ class YamlReader {
     for (const YAML::Node& item : node) {
       std::optional<std::string> text = yaml::scalar(item, file_, sink_, key);
       if (!text) continue;
-      NameList part = expand_names(*text, yaml::where(file_, item), sink_, key);
+      NameList part = expand_names(*text, yaml::where(file_, item), sink_, key, budget_);
       all.names.insert(all.names.end(), part.names.begin(), part.names.end());
-      if (all.names.size() > kMaxHosts) {
-        sink_.error(all.where, fmt::format("{} names more than {} items", key, kMaxHosts));
-        return all;
-      }
     }
     return all;
   }
@@ -251,6 +247,7 @@ class YamlReader {
   const ImportSource& source_;
   const std::string& file_;
   DiagnosticSink sink_;
+  NameBudget budget_;
 };
 
 // A YAML scalar that reads back as the same string: plain when that is safe,
