@@ -269,6 +269,10 @@ TEST_CASE("slurm import: names, level comments and lenient YAML lists") {
   r = import_text("t.yaml", "- topology: t\n  tree:\n    switches:\n      - {switch: top, children: [a, b]}\n"
                             "      - {switch: a, nodes: [n1, 'n[2-3]']}\n      - {switch: b, nodes: m1}\n");
   CHECK(hostnames(r.topology) == V{"n1", "n2", "n3", "m1"});
+  CHECK(errors_of([] { import_text("t.yaml", "topology: t\ntree: {}\n"); }) ==
+        V{"1:1: topology.yaml must be a list of topologies (`- topology: NAME` items)"});
+  r = import_text("t.yaml", "[{topology: t, block: {blocks: [{block: b, nodes: 'n[1-2]'}]}}]\n");
+  CHECK(hostnames(r.topology) == V{"n1", "n2"});
   CHECK(errors_of([] { import_text("t.yaml", "- topology: t\n  flat: true\n- topology: t\n  flat: true\n"); }) ==
         V{"3:3: topology 't' is defined twice (first on line 1)"});
 }

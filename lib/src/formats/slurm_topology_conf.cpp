@@ -511,9 +511,12 @@ bool looks_like_topology_yaml(std::string_view text) {
     std::size_t i = 0;
     while (i < line.size() && is_blank(line[i])) ++i;
     if (i == line.size() || line[i] == '#') continue;
-    // A topology.conf line starts with a key; topology.yaml is a sequence
-    // (`- topology: ...`), possibly after a document marker.
-    return line[i] == '-';
+    // A topology.conf line starts with KEY=; topology.yaml is a sequence
+    // (`- topology: ...`, possibly after a document marker, or in flow
+    // style), and a YAML mapping (`topology: ...`) is a mistaken one.
+    if (line[i] == '-' || line[i] == '[') return true;
+    std::size_t end = line.find_first_of("=:", i);
+    return end != std::string_view::npos && line[end] == ':';
   }
   return false;
 }
