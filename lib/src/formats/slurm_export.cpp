@@ -57,7 +57,6 @@ class SlurmView {
     for (const Device& dev : t.devices()) ++devices_[dev.domain];
   }
 
-  const Topology& topology() const { return t_; }
   std::uint32_t hosts_below(DomainId d) const { return hosts_below_[d]; }
 
   LevelIndex level_option(const ExportOptions& o, std::string_view what) const {
