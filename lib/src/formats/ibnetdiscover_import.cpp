@@ -1,0 +1,671 @@
+// --from ibnetdiscover: the switches and hosts of an InfiniBand fabric from
+// the output of ibnetdiscover (rdma-core, infiniband-diags/ibnetdiscover.c).
+//
+// The dump is a list of blocks separated by blank lines: id lines (vendid=,
+// devid=, sysimgguid=, switchguid=/caguid=/rtguid=), a node line
+//   Switch  65 "S-2c5eab0300b87b40"   # "MF0;A09-P1-IBLEAF-04-04:MQM9701/U1" enhanced port 0 lid 73 lmc 0
+//   Ca      1 "H-e09d7303007a5a68"    # "a08-p1-dgx-04-c17 mlx5_5"
+// and one line per connected port
+//   [1]  "H-e09d7303007a4bd8"[1](e09d7303007a4bd8)   # "a08-p1-dgx-04-c01 mlx5_5" lid 647 4xNDR
+//   [1](e09d7303007a5a68)  "S-2c5eab0300b87b40"[17]  # lid 657 lmc 0 "MF0;...:MQM9701/U1" lid 73 4xNDR
+// Every link appears from both ends and is kept once.
+//
+// How it becomes a topology:
+//  - Hosts: a CA whose node description is "HOST HCA" (two words, the form
+//    rdma-ndd sets, "%h %d") belongs to host HOST; its HCAs, in name order,
+//    are the host's NICs in order. CAs with another description (the default
+//    "MT4129 ConnectX7 Mellanox Technologies" of a host that never set it) are
+//    left out with a warning; SHARP "Aggregation Node" CAs inside switches are
+//    left out. Router (Rt) nodes are left out.
+//  - Each host gets the node type (--node-type), or a generic node with
+//    --gpus-per-node GPUs, or as many GPUs as the most HCAs any host has.
+//  - Switches: a switch linked to a CA is a leaf (tier 1); every other switch
+//    is one tier above the nearest leaf (tier 2 spine, 3 core). Names come from
+//    the description ("MF0;NAME:MODEL/U1" gives NAME and MODEL, as Topograph
+//    reads them), else the description itself when it is one word, else S-GUID.
+//  - Levels [fabric, ..., spine, leaf, node]: leaves that share a host form
+//    one leaf domain (a multi-rail host connects to one leaf per rail, and the
+//    hierarchy must stay a tree); switches of a tier that share a child domain
+//    form one domain of that tier. A top tier that ends up as one domain is the
+//    fabric root itself. Every link is kept as a link whatever the domains.
+//  - Link types from width and rate: 4xNDR = 4 x 100 Gb/s = ib-ndr, 4xHDR
+//    ib-hdr, 4xEDR ib-edr, other widths/rates ib-<N>g (IBTA lane rates: SDR 2.5,
+//    DDR 5, QDR 10, FDR10 10, FDR 14, EDR 25, HDR 50, NDR 100, XDR 200 Gb/s);
+//    a link without a rate gets --fabric-link.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "format_functions.hpp"
+#include "import_support.hpp"
+#include "topoplan/formats/node_type.hpp"
+
+namespace topoplan::formats {
+
+namespace {
+
+constexpr std::size_t kMaxNodes = 2'000'000;
+
+struct IbNode {
+  char type = 'S';  // S switch, H channel adapter, R router
+  std::string id;   // "S-2c5eab0300b87b40"
+  std::string description;
+  int line = 0;
+  int links = 0;
+};
+
+struct IbPort {
+  std::size_t node;
+  int port;
+  bool operator<(const IbPort& o) const { return node != o.node ? node < o.node : port < o.port; }
+  bool operator==(const IbPort& o) const { return node == o.node && port == o.port; }
+};
+
+struct IbLink {
+  IbPort a, b;
+  std::string type;  // link type name; empty when the dump gives no rate
+  int line = 0;
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// "4xNDR" -> "ib-ndr"; "" when `token` is no width-rate pair.
+std::string link_type_of(std::string_view token) {
+  std::size_t x = token.find('x');
+  if (x == std::string_view::npos) return {};
+  int width = 0;
+  auto [end, ec] = std::from_chars(token.data(), token.data() + x, width);
+  if (ec != std::errc() || end != token.data() + x) return {};
+  if (width != 1 && width != 2 && width != 4 && width != 8 && width != 12) return {};
+  constexpr std::pair<std::string_view, double> kLane[] = {{"SDR", 2.5}, {"DDR", 5},  {"QDR", 10},
+                                                           {"FDR10", 10}, {"FDR", 14}, {"EDR", 25},
+                                                           {"HDR", 50},   {"NDR", 100}, {"XDR", 200}};
+  std::string_view rate = token.substr(x + 1);
+  for (auto [name, gbps] : kLane)
+    if (rate == name) {
+      long total = std::lround(width * gbps);
+      return fmt::format("ib-{}g", std::max(1L, total));  // find_link_type names 400g ib-ndr etc.
+    }
+  return {};
+}
+
+class DisjointSets {
+ public:
+  explicit DisjointSets(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  std::size_t find(std::size_t x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  void join(std::size_t a, std::size_t b) {
+    a = find(a);
+    b = find(b);
+    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+  }
+
+ private:
+  std::vector<std::size_t> parent_;
+};
+
+class Importer {
+ public:
+  Importer(const ImportSource& source, const ImportOptions& options)
+      : source_(source), options_(options), name_(topology_name({&source, 1}, options)) {}
+
+  ImportResult run() {
+    parse();
+    sink_.throw_if_any();
+    resolve();
+    sink_.throw_if_any();
+    return build();
+  }
+
+ private:
+  SourceLocation at(int line, int column) const { return {source_.path, line, column}; }
+  void warn(std::string message) { warnings_.push_back({{source_.path, 0, 0}, std::move(message)}); }
+
+  // ---- reading ----
+
+  void parse() {
+    std::string_view text = source_.text;
+    if (text.size() > (512u << 20)) throw InputError({source_.path, 0, 0}, "the file is larger than 512 MiB");
+    std::size_t current = kNoNode;
+    int line = 0;
+    for (std::size_t start = 0; start < text.size();) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string_view::npos) end = text.size();
+      std::string_view raw = text.substr(start, end - start);
+      start = end + 1;
+      ++line;
+      std::string_view l = trim(raw);
+      if (l.empty()) {
+        current = kNoNode;
+        continue;
+      }
+      if (l[0] == '#') continue;
+      if (starts_with(l, "vendid=") || starts_with(l, "devid=") || starts_with(l, "sysimgguid=") ||
+          starts_with(l, "switchguid=") || starts_with(l, "caguid=") || starts_with(l, "rtguid="))
+        continue;
+      // ibnetdiscover -g groups chassis: "Chassis N (guid ...)" and "Hostname: ..." lines.
+      if (starts_with(l, "Chassis ") || starts_with(l, "Hostname:")) continue;
+      int column = static_cast<int>(l.data() - raw.data()) + 1;
+      if (starts_with(l, "Switch") || starts_with(l, "Ca") || starts_with(l, "Rt")) {
+        current = node_line(l, line, column);
+        continue;
+      }
+      if (l[0] == '[') {
+        if (current == kNoNode) {
+          sink_.error(at(line, column), "port line outside a Switch, Ca or Rt block");
+          continue;
+        }
+        port_line(l, current, line, column);
+        continue;
+      }
+      sink_.error(at(line, column), fmt::format("unrecognised line: '{}'", l.substr(0, 40)));
+      if (sink_.size() >= 20) return;
+    }
+  }
+
+  static constexpr std::size_t kNoNode = static_cast<std::size_t>(-1);
+
+  // `Switch 65 "S-guid" # "desc" ...`, `Ca 1 "H-guid" # "desc"`.
+  std::size_t node_line(std::string_view l, int line, int column) {
+    char type = l[0] == 'S' ? 'S' : l[0] == 'C' ? 'H' : 'R';
+    std::size_t word = l[0] == 'S' ? 6 : 2;
+    std::size_t open = l.find('"');
+    std::size_t close = open == std::string_view::npos ? open : l.find('"', open + 1);
+    if (l.size() <= word || (l[word] != ' ' && l[word] != '\t') || close == std::string_view::npos) {
+      sink_.error(at(line, column), "expected TYPE PORTS \"ID\" # \"DESCRIPTION\" (TYPE Switch, Ca or Rt)");
+      return kNoNode;
+    }
+    std::string_view ports = trim(l.substr(word, open - word));
+    int nports = 0;
+    auto [pend, pec] = std::from_chars(ports.data(), ports.data() + ports.size(), nports);
+    if (pec != std::errc() || pend != ports.data() + ports.size() || nports < 1 || nports > 255) {
+      sink_.error(at(line, column + static_cast<int>(word)), fmt::format("'{}' is not a port count from 1 to 255", ports));
+      return kNoNode;
+    }
+    std::string id(l.substr(open + 1, close - open - 1));
+    if (id.size() < 3 || id[0] != type || id[1] != '-') {
+      sink_.error(at(line, column + static_cast<int>(open)),
+                  fmt::format("node id \"{}\" should be \"{}-GUID\"", id.substr(0, 40), type));
+      return kNoNode;
+    }
+    IbNode n;
+    n.type = type;
+    n.id = id;
+    n.line = line;
+    std::size_t hash = l.find('#', close);
+    if (hash != std::string_view::npos) {
+      std::size_t d0 = l.find('"', hash);
+      std::size_t d1 = l.rfind('"');
+      if (d0 != std::string_view::npos && d1 > d0) n.description = std::string(l.substr(d0 + 1, d1 - d0 - 1));
+    }
+    if (nodes_.size() >= kMaxNodes) throw InputError(at(line, column), fmt::format("more than {} nodes", kMaxNodes));
+    if (!index_.emplace(id, nodes_.size()).second) {
+      sink_.error(at(line, column + static_cast<int>(open)),
+                  fmt::format("node {} is described twice (first at line {})", id, nodes_[index_[id]].line));
+      return kNoNode;
+    }
+    nodes_.push_back(std::move(n));
+    return nodes_.size() - 1;
+  }
+
+  // `[p](portguid) "X-guid"[q](portguid) # ... WIDTHRATE`, either guid optional.
+  void port_line(std::string_view l, std::size_t node, int line, int column) {
+    std::size_t i = 0;
+    auto fail = [&](std::string what) {
+      sink_.error(at(line, column + static_cast<int>(i)), std::move(what));
+    };
+    auto number_in_brackets = [&](int& value) {
+      if (i >= l.size() || l[i] != '[') return false;
+      std::size_t close = l.find(']', i);
+      if (close == std::string_view::npos) return false;
+      auto [end, ec] = std::from_chars(l.data() + i + 1, l.data() + close, value);
+      if (ec != std::errc() || end != l.data() + close || value < 0 || value > 255) return false;
+      i = close + 1;
+      return true;
+    };
+    auto skip_extras = [&] {
+      for (;;) {
+        while (i < l.size() && (l[i] == ' ' || l[i] == '\t')) ++i;
+        if (starts_with(l.substr(i), "[ext ")) {
+          i = l.find(']', i);
+          i = i == std::string_view::npos ? l.size() : i + 1;
+        } else if (i < l.size() && l[i] == '(') {
+          std::size_t close = l.find(')', i);
+          i = close == std::string_view::npos ? l.size() : close + 1;
+        } else {
+          return;
+        }
+      }
+    };
+    int local = 0, remote = 0;
+    if (!number_in_brackets(local)) return fail("expected [PORT] at the start of a port line");
+    skip_extras();
+    if (i >= l.size() || l[i] != '"') return fail("expected the quoted id of the remote node");
+    std::size_t close = l.find('"', i + 1);
+    if (close == std::string_view::npos) return fail("the remote node id is not closed with '\"'");
+    std::string remote_id(l.substr(i + 1, close - i - 1));
+    i = close + 1;
+    if (!number_in_brackets(remote)) return fail("expected [PORT] after the remote node id");
+    IbLink link;
+    link.a = {node, local};
+    link.line = line;
+    // The width and rate follow the last quoted string ("4xNDR").
+    std::size_t last_quote = l.rfind('"');
+    std::string_view tail = last_quote == std::string_view::npos || last_quote < i ? l.substr(i) : l.substr(last_quote + 1);
+    for (std::size_t p = 0; p < tail.size();) {
+      while (p < tail.size() && (tail[p] == ' ' || tail[p] == '\t')) ++p;
+      std::size_t q = p;
+      while (q < tail.size() && tail[q] != ' ' && tail[q] != '\t') ++q;
+      if (std::string type = link_type_of(tail.substr(p, q - p)); !type.empty() && link.type.empty()) link.type = type;
+      p = q;
+    }
+    pending_.push_back({std::move(link), std::move(remote_id), remote});
+    ++nodes_[node].links;
+  }
+
+  // ---- checking ----
+
+  void resolve() {
+    std::set<std::pair<IbPort, IbPort>> seen;
+    for (auto& [link, remote_id, remote_port] : pending_) {
+      auto it = index_.find(remote_id);
+      if (it == index_.end()) {
+        ++dangling_;
+        continue;
+      }
+      link.b = {it->second, remote_port};
+      auto key = link.a < link.b ? std::make_pair(link.a, link.b) : std::make_pair(link.b, link.a);
+      if (link.a == link.b) {
+        sink_.error(at(link.line, 1), "a port linked to itself");
+        continue;
+      }
+      if (!seen.insert(key).second) continue;
+      links_.push_back(std::move(link));
+    }
+    pending_.clear();
+    bool any_switch = false;
+    for (const IbNode& n : nodes_) {
+      any_switch = any_switch || n.type == 'S';
+      if (n.type == 'H' && n.links == 0)
+        sink_.error(at(n.line, 1), fmt::format("Ca {} (\"{}\") lists no connected port: the dump looks cut off", n.id,
+                                               n.description));
+    }
+    if (!any_switch && sink_.empty())
+      sink_.error({source_.path, 0, 0}, "no Switch block: there is no fabric to import");
+    if (dangling_ > 0) warn(fmt::format("{} port lines name nodes the dump does not describe: left out", dangling_));
+  }
+
+  // ---- building ----
+
+  ImportResult build() {
+    std::vector<std::size_t> switches;
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+      if (nodes_[i].type == 'S') switches.push_back(i);
+    std::vector<std::vector<std::size_t>> adjacent(nodes_.size());
+    for (const IbLink& l : links_) {
+      adjacent[l.a.node].push_back(l.b.node);
+      adjacent[l.b.node].push_back(l.a.node);
+    }
+
+    // Hosts.
+    std::map<std::string, std::vector<std::pair<std::string, std::size_t>>> hosts;  // host -> (hca, node)
+    std::vector<std::string> host_of(nodes_.size());
+    int unnamed = 0, aggregation = 0, routers = 0;
+    std::string unnamed_example;
+    int unnamed_line = 0;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      const IbNode& n = nodes_[i];
+      if (n.type == 'R') ++routers;
+      if (n.type != 'H') continue;
+      if (n.description.find("Aggregation Node") != std::string::npos) {
+        ++aggregation;
+        continue;
+      }
+      std::string_view d = n.description;
+      std::size_t space = d.find(' ');
+      bool two_words = space != std::string_view::npos && space > 0 && space + 1 < d.size() &&
+                       d.find(' ', space + 1) == std::string_view::npos;
+      if (!two_words) {
+        if (unnamed++ == 0) {
+          unnamed_example = n.description;
+          unnamed_line = n.line;
+        }
+        continue;
+      }
+      host_of[i] = safe_name(d.substr(0, space));
+      hosts[host_of[i]].emplace_back(std::string(d.substr(space + 1)), i);
+    }
+    if (hosts.empty())
+      throw InputError({source_.path, 0, 0}, "no CA names a host (\"HOST HCA\" node descriptions): no node to import");
+    auto natural_less = [](const std::string& x, const std::string& y) {
+      // HCA names compare by their digits as numbers: mlx5_2 before mlx5_10.
+      std::size_t i = 0, j = 0;
+      while (i < x.size() && j < y.size()) {
+        if (std::isdigit(static_cast<unsigned char>(x[i])) && std::isdigit(static_cast<unsigned char>(y[j]))) {
+          std::size_t i2 = i, j2 = j;
+          while (i2 < x.size() && std::isdigit(static_cast<unsigned char>(x[i2]))) ++i2;
+          while (j2 < y.size() && std::isdigit(static_cast<unsigned char>(y[j2]))) ++j2;
+          std::string_view a = std::string_view(x).substr(i, i2 - i), b = std::string_view(y).substr(j, j2 - j);
+          while (a.size() > 1 && a[0] == '0') a.remove_prefix(1);
+          while (b.size() > 1 && b[0] == '0') b.remove_prefix(1);
+          if (a.size() != b.size()) return a.size() < b.size();
+          if (a != b) return a < b;
+          i = i2;
+          j = j2;
+        } else {
+          if (x[i] != y[j]) return x[i] < y[j];
+          ++i;
+          ++j;
+        }
+      }
+      return x.size() - i < y.size() - j;
+    };
+    std::size_t most_hcas = 0;
+    for (auto& [host, hcas] : hosts) {
+      std::sort(hcas.begin(), hcas.end(), [&](const auto& p, const auto& q) {
+        return p.first != q.first ? natural_less(p.first, q.first) : p.second < q.second;
+      });
+      most_hcas = std::max(most_hcas, hcas.size());
+    }
+
+    // Tiers: leaves touch a CA; others count hops from the nearest leaf.
+    std::vector<int> tier(nodes_.size(), 0);
+    std::vector<std::size_t> frontier;
+    for (std::size_t s : switches)
+      for (std::size_t other : adjacent[s])
+        if (nodes_[other].type == 'H' && tier[s] == 0) {
+          tier[s] = 1;
+          frontier.push_back(s);
+        }
+    int top = frontier.empty() ? 0 : 1;
+    while (!frontier.empty()) {
+      std::vector<std::size_t> next;
+      for (std::size_t s : frontier)
+        for (std::size_t other : adjacent[s])
+          if (nodes_[other].type == 'S' && tier[other] == 0) {
+            tier[other] = tier[s] + 1;
+            next.push_back(other);
+          }
+      if (!next.empty()) ++top;
+      frontier = std::move(next);
+    }
+    int unreached = 0;
+    for (std::size_t s : switches) unreached += tier[s] == 0 ? 1 : 0;
+    if (top > 16) throw InputError({source_.path, 0, 0}, fmt::format("the fabric has {} switch tiers; at most 16 are supported", top));
+
+    // Switch names and models.
+    std::vector<std::string> switch_name(nodes_.size()), switch_model(nodes_.size());
+    std::map<std::string, int> name_uses;
+    for (std::size_t s : switches) {
+      const std::string& d = nodes_[s].description;
+      std::size_t semi = d.find(';'), colon = d.find(':');
+      std::string name;
+      if (semi != std::string::npos && colon != std::string::npos && semi < colon && d.find(';', semi + 1) == std::string::npos) {
+        name = d.substr(semi + 1, colon - semi - 1);
+        std::string model = d.substr(colon + 1);
+        switch_model[s] = safe_name(model.substr(0, model.find('/')));
+      } else if (!d.empty() && d.find_first_of(" ;:\t") == std::string::npos) {
+        name = d;
+      }
+      switch_name[s] = name.empty() ? nodes_[s].id : safe_name(name);
+      ++name_uses[switch_name[s]];
+    }
+    for (std::size_t s : switches)
+      if (name_uses[switch_name[s]] > 1) switch_name[s] = nodes_[s].id;
+
+    // Groups per tier, bottom up. group_of[node] is the group of a switch at
+    // its tier; groups[t] lists the groups of tier t by representative.
+    DisjointSets sets(nodes_.size());
+    for (const auto& [host, hcas] : hosts) {
+      std::size_t first_leaf = kNoNode;
+      for (const auto& [hca, ca] : hcas)
+        for (std::size_t other : adjacent[ca])
+          if (nodes_[other].type == 'S') {
+            if (first_leaf == kNoNode) first_leaf = other;
+            else sets.join(first_leaf, other);
+          }
+    }
+    // Join upper switches that share a child group: for each child group, all
+    // its members' tier-(t) neighbours.
+    for (int t = 2; t <= top; ++t) {
+      std::map<std::size_t, std::size_t> first_parent;  // child group -> first upper switch
+      for (std::size_t s : switches) {
+        if (tier[s] != t - 1) continue;
+        std::size_t g = sets.find(s);
+        for (std::size_t other : adjacent[s])
+          if (nodes_[other].type == 'S' && tier[other] == t) {
+            auto [it, inserted] = first_parent.emplace(g, other);
+            if (!inserted) sets.join(it->second, other);
+          }
+      }
+    }
+    // Parent group of each group below the top: the group of any upper neighbour.
+    std::map<std::size_t, std::size_t> parent_group;  // group rep -> parent group rep (or synthetic)
+    std::map<int, std::set<std::size_t>> groups;       // tier -> group reps
+    for (std::size_t s : switches)
+      if (tier[s] > 0) groups[tier[s]].insert(sets.find(s));
+    for (std::size_t s : switches) {
+      if (tier[s] == 0 || tier[s] == top) continue;
+      for (std::size_t other : adjacent[s])
+        if (nodes_[other].type == 'S' && tier[other] == tier[s] + 1) parent_group[sets.find(s)] = sets.find(other);
+    }
+    // Groups with no upper neighbour get a parent of their own: a synthetic
+    // group, keyed by the child and marked by an id beyond the nodes.
+    std::size_t synthetic = nodes_.size();
+    std::map<std::size_t, std::size_t> synthetic_child;
+    for (int t = 1; t < top; ++t)
+      for (std::size_t g : std::set<std::size_t>(groups[t]))
+        if (!parent_group.count(g)) {
+          parent_group[g] = synthetic;
+          groups[t + 1].insert(synthetic);
+          synthetic_child[synthetic] = g;
+          ++synthetic;
+        }
+    bool collapse_top = top > 0 && groups[top].size() == 1;
+    int levels_from = collapse_top ? top - 1 : top;
+
+    // Order groups by their first switch name (synthetic ones by their child).
+    std::map<std::size_t, std::string> key;
+    for (std::size_t s : switches) {
+      if (tier[s] == 0) continue;
+      std::size_t g = sets.find(s);
+      if (!key.count(g) || switch_name[s] < key[g]) key[g] = switch_name[s];
+    }
+    for (int t = 1; t <= top; ++t)
+      for (std::size_t g : groups[t])
+        if (!key.count(g)) key[g] = key[synthetic_child[g]];
+
+    auto tier_name = [](int t) -> std::string {
+      return t == 1 ? "leaf" : t == 2 ? "spine" : t == 3 ? "core" : fmt::format("tier{}", t);
+    };
+    std::vector<std::string> levels{"fabric"};
+    for (int t = levels_from; t >= 1; --t) levels.push_back(tier_name(t));
+    levels.push_back("node");
+    TopologyBuilder b(name_, levels);
+
+    std::optional<NodeType> node_type;
+    if (options_.node_type) {
+      node_type = NodeType::copy_of(*options_.node_type);
+    } else {
+      int gpus = options_.gpus_per_node > 0 ? options_.gpus_per_node : static_cast<int>(std::max<std::size_t>(1, most_hcas));
+      node_type = NodeType::generic(gpus);
+    }
+    std::optional<LinkType> fallback = find_link_type(options_.fabric_link);
+    if (!fallback)
+      throw InputError({"--fabric-link", 0, 0}, fmt::format("unknown link type '{}'", options_.fabric_link));
+
+    // Domains top-down, children in key order; devices as domains appear.
+    std::map<std::size_t, std::vector<std::size_t>> children;  // group -> child groups
+    for (const auto& [g, p] : parent_group) children[p].push_back(g);
+    auto by_key = [&](std::size_t x, std::size_t y) { return key[x] != key[y] ? key[x] < key[y] : x < y; };
+    for (auto& [p, list] : children) std::sort(list.begin(), list.end(), by_key);
+    std::map<std::size_t, std::vector<std::size_t>> members;  // group -> switches
+    for (std::size_t s : switches)
+      if (tier[s] > 0) members[sets.find(s)].push_back(s);
+    std::map<std::size_t, std::vector<std::string>> hosts_of_leaf;
+    for (const auto& [host, hcas] : hosts) {
+      std::size_t leaf = kNoNode;
+      for (const auto& [hca, ca] : hcas)
+        for (std::size_t other : adjacent[ca])
+          if (nodes_[other].type == 'S' && leaf == kNoNode) leaf = sets.find(other);
+      if (leaf == kNoNode) {
+        ++hostless_;
+        continue;
+      }
+      hosts_of_leaf[leaf].push_back(host);
+    }
+
+    std::vector<DeviceId> device(nodes_.size(), kNone);
+    std::vector<int> index_at_tier(static_cast<std::size_t>(top) + 2, 0);
+    std::vector<std::size_t> count_at_tier(static_cast<std::size_t>(top) + 2, 0);
+    for (int t = 1; t <= top; ++t) count_at_tier[static_cast<std::size_t>(t)] = groups[t].size();
+    auto add_switches = [&](std::size_t group, DomainId domain) {
+      std::vector<std::size_t> list = members[group];
+      std::sort(list.begin(), list.end(), [&](std::size_t x, std::size_t y) { return switch_name[x] < switch_name[y]; });
+      for (std::size_t s : list) {
+        DeviceProperties p;
+        p.model = switch_model[s];
+        device[s] = b.add_device(domain, DeviceKind::network_switch, switch_name[s], p, b.add_origin(at(nodes_[s].line, 1)));
+      }
+    };
+    auto add_hosts = [&](std::size_t leaf_group, DomainId domain) {
+      std::vector<std::string> list = hosts_of_leaf[leaf_group];
+      std::sort(list.begin(), list.end());
+      for (const std::string& host : list) {
+        const auto& hcas = hosts[host];
+        DomainId node = b.add_domain(domain, host, b.add_origin(at(nodes_[hcas.front().second].line, 1)));
+        b.set_hostname(node, host);
+        std::vector<DeviceId> nics = node_type->instantiate(b, node);
+        for (std::size_t k = 0; k < hcas.size(); ++k) {
+          if (k >= nics.size()) {
+            sink_.error(at(nodes_[hcas[k].second].line, 1),
+                        fmt::format("host {} has {} HCAs but the node type ({}) has {} NICs", host, hcas.size(),
+                                    node_type->description(), nics.size()));
+            break;
+          }
+          device[hcas[k].second] = nics[k];
+        }
+      }
+    };
+    std::function<void(std::size_t, int, DomainId)> add_group = [&](std::size_t group, int t, DomainId parent) {
+      DomainId domain = parent;
+      if (t <= levels_from) {
+        std::size_t width = std::to_string(count_at_tier[static_cast<std::size_t>(t)] - 1).size();
+        domain = b.add_domain(parent, fmt::format("{}{:0{}}", tier_name(t), index_at_tier[static_cast<std::size_t>(t)]++, width));
+      }
+      add_switches(group, domain);
+      if (t == 1) return add_hosts(group, domain);
+      for (std::size_t c : children[group]) add_group(c, t - 1, domain);
+    };
+    if (top > 0) {
+      std::vector<std::size_t> tops(groups[top].begin(), groups[top].end());
+      std::sort(tops.begin(), tops.end(), by_key);
+      for (std::size_t g : tops) add_group(g, top, b.root());
+    }
+    for (std::size_t s : switches)
+      if (tier[s] == 0) {
+        DeviceProperties p;
+        p.model = switch_model[s];
+        device[s] = b.add_device(b.root(), DeviceKind::network_switch, switch_name[s], p, b.add_origin(at(nodes_[s].line, 1)));
+      }
+    sink_.throw_if_any();
+
+    // Links, parallel ones folded into one with a count.
+    std::map<std::tuple<DeviceId, DeviceId, std::string>, std::pair<int, int>> folded;  // -> (count, first line)
+    int without_rate = 0, between_cas = 0;
+    for (const IbLink& l : links_) {
+      DeviceId x = device[l.a.node], y = device[l.b.node];
+      if (x == kNone || y == kNone) continue;  // a CA left out
+      if (nodes_[l.a.node].type != 'S' && nodes_[l.b.node].type != 'S') {
+        ++between_cas;
+        continue;
+      }
+      std::string type = l.type;
+      if (type.empty()) {
+        ++without_rate;
+        type = fallback->name;
+      }
+      auto& f = folded[{std::min(x, y), std::max(x, y), type}];
+      if (f.first++ == 0) f.second = l.line;
+    }
+    for (const auto& [k, v] : folded) {
+      int remaining = v.first;
+      while (remaining > 0) {  // a link's count is at most 65535
+        int c = std::min(remaining, 65535);
+        b.add_link(std::get<0>(k), std::get<1>(k), *find_link_type(std::get<2>(k)), c, -1, -1,
+                   b.add_origin(at(v.second, 1)));
+        remaining -= c;
+      }
+    }
+
+    std::size_t host_count = 0;
+    for (const auto& [leaf, list] : hosts_of_leaf) host_count += list.size();
+    b.set_description(fmt::format("InfiniBand fabric from ibnetdiscover: {} hosts of {}, {} switches", host_count,
+                                  node_type->description(), switches.size()));
+    if (unnamed > 0)
+      warn(fmt::format("{} CAs have no \"HOST HCA\" node description (e.g. \"{}\" at line {}): left out with their links",
+                       unnamed, unnamed_example, unnamed_line));
+    if (aggregation > 0) warn(fmt::format("{} SHARP aggregation nodes (CAs inside switches) left out", aggregation));
+    if (routers > 0) warn(fmt::format("{} routers (Rt) left out", routers));
+    if (unreached > 0) warn(fmt::format("{} switches reach no host: placed at the fabric root", unreached));
+    if (hostless_ > 0) warn(fmt::format("{} hosts connect to no switch: left out", hostless_));
+    if (without_rate > 0)
+      warn(fmt::format("{} links give no width and rate: typed {} (--fabric-link)", without_rate, fallback->name));
+    if (between_cas > 0) warn(fmt::format("{} links join two CAs directly: left out", between_cas));
+    bool multi_rail = false;
+    for (const auto& [host, hcas] : hosts) {
+      std::set<std::size_t> leaves;
+      for (const auto& [hca, ca] : hcas)
+        for (std::size_t other : adjacent[ca])
+          if (nodes_[other].type == 'S') leaves.insert(other);
+      multi_rail = multi_rail || leaves.size() > 1;
+    }
+    if (multi_rail)
+      warn("hosts connect to several leaf switches (multi-rail): leaves that share hosts form one leaf domain");
+    DiagnosticSink sink;
+    return {b.finish(sink), std::move(warnings_)};
+  }
+
+  struct Pending {
+    IbLink link;
+    std::string remote_id;
+    int remote_port;
+  };
+
+  const ImportSource& source_;
+  const ImportOptions& options_;
+  std::string name_;
+  DiagnosticSink sink_;
+  std::vector<ImportWarning> warnings_;
+  std::vector<IbNode> nodes_;
+  std::map<std::string, std::size_t> index_;
+  std::vector<Pending> pending_;
+  std::vector<IbLink> links_;
+  int dangling_ = 0;
+  int hostless_ = 0;
+};
+
+}  // namespace
+
+ImportResult import_ibnetdiscover(std::span<const ImportSource> sources, const ImportOptions& options) {
+  return Importer(single_source(sources, "ibnetdiscover"), options).run();
+}
+
+}  // namespace topoplan::formats
