@@ -108,10 +108,21 @@ TEST_CASE("ibnetdiscover: Topograph's DGX H100 fabric") {
   CHECK(count_kind(t, DeviceKind::nic) == 122 * 4);
   CHECK(any_warning_contains(r, "69 CAs have no \"HOST HCA\" node description"));
   CHECK(any_warning_contains(r, "40 SHARP aggregation nodes"));
-  CHECK(count_links(t, "ib-ndr") > 0);
-  for (const Link& l : t.links()) CHECK(t.link_type(l).name == (t.device(l.a).kind == DeviceKind::network_switch ||
-                                                               t.device(l.b).kind == DeviceKind::network_switch
-                                                           ? "ib-ndr" : t.link_type(l).name));
+  // 9 spines at the root (one tier-2 domain is the fabric itself); 31 leaves
+  // in 8 scalable units of 4 rails (A09-P1-IBLEAF-03-01 is absent from the dump).
+  REQUIRE(t.levels().size() == 3);
+  CHECK(t.levels()[1].name == "leaf");
+  CHECK(t.domain_count_at(1) == 8);
+  std::size_t at_root = 0, cables = 0;
+  for (const Device& d : t.devices()) at_root += d.domain == t.root() ? 1u : 0u;
+  CHECK(at_root == 9);
+  // Every cable once: 473 host cables + 1064 switch-to-switch port lines / 2.
+  for (const Link& l : t.links())
+    if (t.link_type(l).name == "ib-ndr") cables += l.count;
+  CHECK(cables == 473 + 532);
+  TopologyIndex index(t);
+  CHECK(t.domain_name(*index.find_domain("a08-p1-dgx-04-c17")) == "a08-p1-dgx-04-c17");
+  CHECK(t.domain_path(t.domain(*index.find_domain("a08-p1-dgx-04-c17")).parent) == "leaf3");
 }
 
 TEST_CASE("ibnetdiscover: a cut-off dump is refused at its line") {

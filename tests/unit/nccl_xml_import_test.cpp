@@ -126,7 +126,7 @@ TEST_CASE("nccl-xml: bad values are refused with their position") {
       "    </pci>\n"
       "  </cpu>\n"
       "</system>\n";
-  CHECK(error_of([&] { nccl_text(doc); }) == "t.xml:6:22: 'sm' of <gpu> must be an integer from 1 to 10000, not 'ninety'");
+  CHECK(error_of([&] { nccl_text(doc); }) == "t.xml:6:20: 'sm' of <gpu> must be an integer from 1 to 10000, not 'ninety'");
   std::string fixed = doc;
   fixed.replace(fixed.find("ninety"), 6, "90");
   ImportResult r = nccl_text(fixed);

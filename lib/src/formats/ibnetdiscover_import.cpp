@@ -314,6 +314,10 @@ class Importer {
 
   // ---- building ----
 
+  static bool is_aggregation(const IbNode& n) {
+    return n.type == 'H' && n.description.find("Aggregation Node") != std::string::npos;
+  }
+
   ImportResult build() {
     std::vector<std::size_t> switches;
     for (std::size_t i = 0; i < nodes_.size(); ++i)
@@ -334,7 +338,7 @@ class Importer {
       const IbNode& n = nodes_[i];
       if (n.type == 'R') ++routers;
       if (n.type != 'H') continue;
-      if (n.description.find("Aggregation Node") != std::string::npos) {
+      if (is_aggregation(n)) {
         ++aggregation;
         continue;
       }
@@ -386,11 +390,13 @@ class Importer {
     }
 
     // Tiers: leaves touch a CA; others count hops from the nearest leaf.
+    // SHARP aggregation nodes sit inside every switch, spines too: they make
+    // no switch a leaf.
     std::vector<int> tier(nodes_.size(), 0);
     std::vector<std::size_t> frontier;
     for (std::size_t s : switches)
       for (std::size_t other : adjacent[s])
-        if (nodes_[other].type == 'H' && tier[s] == 0) {
+        if (nodes_[other].type == 'H' && !is_aggregation(nodes_[other]) && tier[s] == 0) {
           tier[s] = 1;
           frontier.push_back(s);
         }
