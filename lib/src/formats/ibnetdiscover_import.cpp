@@ -33,10 +33,8 @@
 //    DDR 5, QDR 10, FDR10 10, FDR 14, EDR 25, HDR 50, NDR 100, XDR 200 Gb/s);
 //    a link without a rate gets --fabric-link.
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cmath>
-#include <functional>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -317,23 +315,54 @@ class Importer {
   static bool is_aggregation(const IbNode& n) {
     return n.type == 'H' && n.description.find("Aggregation Node") != std::string::npos;
   }
+  bool is_switch(std::size_t node) const { return nodes_[node].type == 'S'; }
 
   ImportResult build() {
-    std::vector<std::size_t> switches;
+    switches_.clear();
     for (std::size_t i = 0; i < nodes_.size(); ++i)
-      if (nodes_[i].type == 'S') switches.push_back(i);
-    std::vector<std::vector<std::size_t>> adjacent(nodes_.size());
+      if (is_switch(i)) switches_.push_back(i);
+    adjacent_.assign(nodes_.size(), {});
     for (const IbLink& l : links_) {
-      adjacent[l.a.node].push_back(l.b.node);
-      adjacent[l.b.node].push_back(l.a.node);
+      adjacent_[l.a.node].push_back(l.b.node);
+      adjacent_[l.b.node].push_back(l.a.node);
     }
+    collect_hosts();
+    assign_tiers();
+    name_switches();
+    group_switches();
+    Topology topology = assemble();
+    return {std::move(topology), std::move(warnings_)};
+  }
 
-    // Hosts.
-    std::map<std::string, std::vector<std::pair<std::string, std::size_t>>> hosts;  // host -> (hca, node)
-    std::vector<std::string> host_of(nodes_.size());
+  // HCA names compare by their digits as numbers: mlx5_2 before mlx5_10.
+  static bool natural_less(std::string_view x, std::string_view y) {
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    std::size_t i = 0, j = 0;
+    while (i < x.size() && j < y.size()) {
+      if (digit(x[i]) && digit(y[j])) {
+        std::size_t i2 = i, j2 = j;
+        while (i2 < x.size() && digit(x[i2])) ++i2;
+        while (j2 < y.size() && digit(y[j2])) ++j2;
+        std::string_view a = x.substr(i, i2 - i), b = y.substr(j, j2 - j);
+        while (a.size() > 1 && a[0] == '0') a.remove_prefix(1);
+        while (b.size() > 1 && b[0] == '0') b.remove_prefix(1);
+        if (a.size() != b.size()) return a.size() < b.size();
+        if (a != b) return a < b;
+        i = i2;
+        j = j2;
+      } else {
+        if (x[i] != y[j]) return x[i] < y[j];
+        ++i;
+        ++j;
+      }
+    }
+    return x.size() - i < y.size() - j;
+  }
+
+  // Hosts from "HOST HCA" node descriptions, each host's HCAs in name order.
+  void collect_hosts() {
     int unnamed = 0, aggregation = 0, routers = 0;
-    std::string unnamed_example;
-    int unnamed_line = 0;
+    const IbNode* example = nullptr;
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       const IbNode& n = nodes_[i];
       if (n.type == 'R') ++routers;
@@ -347,259 +376,248 @@ class Importer {
       bool two_words = space != std::string_view::npos && space > 0 && space + 1 < d.size() &&
                        d.find(' ', space + 1) == std::string_view::npos;
       if (!two_words) {
-        if (unnamed++ == 0) {
-          unnamed_example = n.description;
-          unnamed_line = n.line;
-        }
+        if (unnamed++ == 0) example = &n;
         continue;
       }
-      host_of[i] = safe_name(d.substr(0, space));
-      hosts[host_of[i]].emplace_back(std::string(d.substr(space + 1)), i);
+      hosts_[safe_name(d.substr(0, space))].push_back({std::string(d.substr(space + 1)), i});
     }
-    if (hosts.empty())
+    if (hosts_.empty())
       throw InputError({source_.path, 0, 0}, "no CA names a host (\"HOST HCA\" node descriptions): no node to import");
-    auto natural_less = [](const std::string& x, const std::string& y) {
-      // HCA names compare by their digits as numbers: mlx5_2 before mlx5_10.
-      std::size_t i = 0, j = 0;
-      while (i < x.size() && j < y.size()) {
-        if (std::isdigit(static_cast<unsigned char>(x[i])) && std::isdigit(static_cast<unsigned char>(y[j]))) {
-          std::size_t i2 = i, j2 = j;
-          while (i2 < x.size() && std::isdigit(static_cast<unsigned char>(x[i2]))) ++i2;
-          while (j2 < y.size() && std::isdigit(static_cast<unsigned char>(y[j2]))) ++j2;
-          std::string_view a = std::string_view(x).substr(i, i2 - i), b = std::string_view(y).substr(j, j2 - j);
-          while (a.size() > 1 && a[0] == '0') a.remove_prefix(1);
-          while (b.size() > 1 && b[0] == '0') b.remove_prefix(1);
-          if (a.size() != b.size()) return a.size() < b.size();
-          if (a != b) return a < b;
-          i = i2;
-          j = j2;
-        } else {
-          if (x[i] != y[j]) return x[i] < y[j];
-          ++i;
-          ++j;
-        }
-      }
-      return x.size() - i < y.size() - j;
-    };
-    std::size_t most_hcas = 0;
-    for (auto& [host, hcas] : hosts) {
-      std::sort(hcas.begin(), hcas.end(), [&](const auto& p, const auto& q) {
-        return p.first != q.first ? natural_less(p.first, q.first) : p.second < q.second;
+    for (auto& [host, hcas] : hosts_) {
+      std::sort(hcas.begin(), hcas.end(), [](const Hca& p, const Hca& q) {
+        return p.name != q.name ? natural_less(p.name, q.name) : p.node < q.node;
       });
-      most_hcas = std::max(most_hcas, hcas.size());
+      most_hcas_ = std::max(most_hcas_, hcas.size());
     }
+    if (unnamed > 0)
+      warn(fmt::format("{} CAs have no \"HOST HCA\" node description (e.g. \"{}\" at line {}): left out with their links",
+                       unnamed, example->description, example->line));
+    if (aggregation > 0) warn(fmt::format("{} SHARP aggregation nodes (CAs inside switches) left out", aggregation));
+    if (routers > 0) warn(fmt::format("{} routers (Rt) left out", routers));
+  }
 
-    // Tiers: leaves touch a CA; others count hops from the nearest leaf.
-    // SHARP aggregation nodes sit inside every switch, spines too: they make
-    // no switch a leaf.
-    std::vector<int> tier(nodes_.size(), 0);
+  // Leaves touch a CA; every other switch is one tier above the nearest leaf.
+  // SHARP aggregation nodes sit inside every switch, spines too, and make no
+  // switch a leaf.
+  void assign_tiers() {
+    tier_.assign(nodes_.size(), 0);
     std::vector<std::size_t> frontier;
-    for (std::size_t s : switches)
-      for (std::size_t other : adjacent[s])
-        if (nodes_[other].type == 'H' && !is_aggregation(nodes_[other]) && tier[s] == 0) {
-          tier[s] = 1;
+    for (std::size_t s : switches_)
+      for (std::size_t other : adjacent_[s])
+        if (nodes_[other].type == 'H' && !is_aggregation(nodes_[other]) && tier_[s] == 0) {
+          tier_[s] = 1;
           frontier.push_back(s);
         }
-    int top = frontier.empty() ? 0 : 1;
+    top_ = frontier.empty() ? 0 : 1;
     while (!frontier.empty()) {
       std::vector<std::size_t> next;
       for (std::size_t s : frontier)
-        for (std::size_t other : adjacent[s])
-          if (nodes_[other].type == 'S' && tier[other] == 0) {
-            tier[other] = tier[s] + 1;
+        for (std::size_t other : adjacent_[s])
+          if (is_switch(other) && tier_[other] == 0) {
+            tier_[other] = tier_[s] + 1;
             next.push_back(other);
           }
-      if (!next.empty()) ++top;
+      if (!next.empty()) ++top_;
+      if (top_ > 16)
+        throw InputError({source_.path, 0, 0}, "the fabric has more than 16 switch tiers; at most 16 are supported");
       frontier = std::move(next);
     }
     int unreached = 0;
-    for (std::size_t s : switches) unreached += tier[s] == 0 ? 1 : 0;
-    if (top > 16) throw InputError({source_.path, 0, 0}, fmt::format("the fabric has {} switch tiers; at most 16 are supported", top));
+    for (std::size_t s : switches_) unreached += tier_[s] == 0 ? 1 : 0;
+    if (unreached > 0) warn(fmt::format("{} switches reach no host: placed at the fabric root", unreached));
+  }
 
-    // Switch names and models.
-    std::vector<std::string> switch_name(nodes_.size()), switch_model(nodes_.size());
-    std::map<std::string, int> name_uses;
-    for (std::size_t s : switches) {
+  // "MF0;NAME:MODEL/U1" gives NAME and MODEL (as Topograph reads Mellanox
+  // descriptions); a one-word description is the name; else S-GUID, which
+  // also replaces names that two switches share.
+  void name_switches() {
+    switch_name_.assign(nodes_.size(), "");
+    switch_model_.assign(nodes_.size(), "");
+    std::map<std::string, int> uses;
+    for (std::size_t s : switches_) {
       const std::string& d = nodes_[s].description;
       std::size_t semi = d.find(';'), colon = d.find(':');
       std::string name;
-      if (semi != std::string::npos && colon != std::string::npos && semi < colon && d.find(';', semi + 1) == std::string::npos) {
+      if (semi != std::string::npos && colon != std::string::npos && semi < colon &&
+          d.find(';', semi + 1) == std::string::npos) {
         name = d.substr(semi + 1, colon - semi - 1);
         std::string model = d.substr(colon + 1);
-        switch_model[s] = safe_name(model.substr(0, model.find('/')));
+        switch_model_[s] = safe_name(model.substr(0, model.find('/')));
       } else if (!d.empty() && d.find_first_of(" ;:\t") == std::string::npos) {
         name = d;
       }
-      switch_name[s] = name.empty() ? nodes_[s].id : safe_name(name);
-      ++name_uses[switch_name[s]];
+      switch_name_[s] = name.empty() ? nodes_[s].id : safe_name(name);
+      ++uses[switch_name_[s]];
     }
-    for (std::size_t s : switches)
-      if (name_uses[switch_name[s]] > 1) switch_name[s] = nodes_[s].id;
+    for (std::size_t s : switches_)
+      if (uses[switch_name_[s]] > 1) switch_name_[s] = nodes_[s].id;
+  }
 
-    // Groups per tier, bottom up. group_of[node] is the group of a switch at
-    // its tier; groups[t] lists the groups of tier t by representative.
+  // Groups are ordered by their first switch name (switchless ones by their child).
+  const std::string& key_of(std::size_t group) {
+    auto it = key_.find(group);
+    if (it != key_.end()) return it->second;
+    std::string& k = key_[group];
+    for (std::size_t s : members_[group])
+      if (k.empty() || switch_name_[s] < k) k = switch_name_[s];
+    return k;
+  }
+  auto by_key() {
+    return [this](std::size_t x, std::size_t y) {
+      const std::string &a = key_of(x), &b = key_of(y);
+      return a != b ? a < b : x < y;
+    };
+  }
+
+  // Domains of switches, bottom up. Leaves that share a host are one group (a
+  // multi-rail host reaches one leaf per rail); switches of a tier that share
+  // a child group are one group. A group without an upper neighbour gets a
+  // switchless parent group of its own (ids from nodes_.size() on), so every
+  // group has a parent up to the top tier.
+  void group_switches() {
     DisjointSets sets(nodes_.size());
-    for (const auto& [host, hcas] : hosts) {
+    bool multi_rail = false;
+    for (const auto& [host, hcas] : hosts_) {
       std::size_t first_leaf = kNoNode;
-      for (const auto& [hca, ca] : hcas)
-        for (std::size_t other : adjacent[ca])
-          if (nodes_[other].type == 'S') {
-            if (first_leaf == kNoNode) first_leaf = other;
-            else sets.join(first_leaf, other);
+      for (const Hca& hca : hcas)
+        for (std::size_t other : adjacent_[hca.node])
+          if (is_switch(other)) {
+            if (first_leaf == kNoNode) {
+              first_leaf = other;
+            } else if (other != first_leaf) {
+              sets.join(first_leaf, other);
+              multi_rail = true;
+            }
           }
     }
-    // Join upper switches that share a child group: for each child group, all
-    // its members' tier-(t) neighbours.
-    for (int t = 2; t <= top; ++t) {
+    if (multi_rail)
+      warn("hosts connect to several leaf switches (multi-rail): leaves that share hosts form one leaf domain");
+    for (int t = 2; t <= top_; ++t) {
       std::map<std::size_t, std::size_t> first_parent;  // child group -> first upper switch
-      for (std::size_t s : switches) {
-        if (tier[s] != t - 1) continue;
-        std::size_t g = sets.find(s);
-        for (std::size_t other : adjacent[s])
-          if (nodes_[other].type == 'S' && tier[other] == t) {
-            auto [it, inserted] = first_parent.emplace(g, other);
+      for (std::size_t s : switches_) {
+        if (tier_[s] != t - 1) continue;
+        for (std::size_t other : adjacent_[s])
+          if (is_switch(other) && tier_[other] == t) {
+            auto [it, inserted] = first_parent.emplace(sets.find(s), other);
             if (!inserted) sets.join(it->second, other);
           }
       }
     }
-    // Parent group of each group below the top: the group of any upper neighbour.
-    std::map<std::size_t, std::size_t> parent_group;  // group rep -> parent group rep (or synthetic)
-    std::map<int, std::set<std::size_t>> groups;       // tier -> group reps
-    for (std::size_t s : switches)
-      if (tier[s] > 0) groups[tier[s]].insert(sets.find(s));
-    for (std::size_t s : switches) {
-      if (tier[s] == 0 || tier[s] == top) continue;
-      for (std::size_t other : adjacent[s])
-        if (nodes_[other].type == 'S' && tier[other] == tier[s] + 1) parent_group[sets.find(s)] = sets.find(other);
-    }
-    // Groups with no upper neighbour get a parent of their own: a synthetic
-    // group, keyed by the child and marked by an id beyond the nodes.
-    std::size_t synthetic = nodes_.size();
-    std::map<std::size_t, std::size_t> synthetic_child;
-    for (int t = 1; t < top; ++t)
-      for (std::size_t g : std::set<std::size_t>(groups[t]))
-        if (!parent_group.count(g)) {
-          parent_group[g] = synthetic;
-          groups[t + 1].insert(synthetic);
-          synthetic_child[synthetic] = g;
-          ++synthetic;
+    group_of_.assign(nodes_.size(), kNoNode);
+    for (std::size_t s : switches_)
+      if (tier_[s] > 0) {
+        group_of_[s] = sets.find(s);
+        groups_[tier_[s]].insert(group_of_[s]);
+        members_[group_of_[s]].push_back(s);
+      }
+    for (std::size_t s : switches_)
+      if (tier_[s] > 0 && tier_[s] < top_)
+        for (std::size_t other : adjacent_[s])
+          if (is_switch(other) && tier_[other] == tier_[s] + 1) parent_group_[group_of_[s]] = group_of_[other];
+    std::size_t next_id = nodes_.size();
+    for (int t = 1; t < top_; ++t)
+      for (std::size_t g : std::set<std::size_t>(groups_[t]))
+        if (!parent_group_.count(g)) {
+          parent_group_[g] = next_id;
+          groups_[t + 1].insert(next_id);
+          key_[next_id] = key_of(g);
+          ++next_id;
         }
-    bool collapse_top = top > 0 && groups[top].size() == 1;
-    int levels_from = collapse_top ? top - 1 : top;
-
-    // Order groups by their first switch name (synthetic ones by their child).
-    std::map<std::size_t, std::string> key;
-    for (std::size_t s : switches) {
-      if (tier[s] == 0) continue;
-      std::size_t g = sets.find(s);
-      if (!key.count(g) || switch_name[s] < key[g]) key[g] = switch_name[s];
+    for (const auto& [host, hcas] : hosts_) {
+      std::size_t leaf = kNoNode;
+      for (const Hca& hca : hcas)
+        for (std::size_t other : adjacent_[hca.node])
+          if (is_switch(other) && leaf == kNoNode) leaf = other;
+      if (leaf != kNoNode) hosts_of_group_[group_of_[leaf]].push_back(host);  // in host name order
     }
-    for (int t = 1; t <= top; ++t)
-      for (std::size_t g : groups[t])
-        if (!key.count(g)) key[g] = key[synthetic_child[g]];
+    for (const auto& [child, parent] : parent_group_) children_[parent].push_back(child);
+    for (auto& [parent, list] : children_) std::sort(list.begin(), list.end(), by_key());
+  }
 
-    auto tier_name = [](int t) -> std::string {
-      return t == 1 ? "leaf" : t == 2 ? "spine" : t == 3 ? "core" : fmt::format("tier{}", t);
-    };
+  static std::string tier_name(int t) {
+    return t == 1 ? "leaf" : t == 2 ? "spine" : t == 3 ? "core" : fmt::format("tier{}", t);
+  }
+
+  Topology assemble() {
+    // A top tier that is one group is the fabric root itself.
+    domain_tiers_ = top_ > 0 && groups_[top_].size() == 1 ? top_ - 1 : top_;
     std::vector<std::string> levels{"fabric"};
-    for (int t = levels_from; t >= 1; --t) levels.push_back(tier_name(t));
+    for (int t = domain_tiers_; t >= 1; --t) levels.push_back(tier_name(t));
     levels.push_back("node");
     TopologyBuilder b(name_, levels);
-
-    std::optional<NodeType> node_type;
     if (options_.node_type) {
-      node_type = NodeType::copy_of(*options_.node_type);
+      node_type_ = NodeType::copy_of(*options_.node_type);
     } else {
-      int gpus = options_.gpus_per_node > 0 ? options_.gpus_per_node : static_cast<int>(std::max<std::size_t>(1, most_hcas));
-      node_type = NodeType::generic(gpus);
+      int gpus = options_.gpus_per_node > 0 ? options_.gpus_per_node : static_cast<int>(std::max<std::size_t>(1, most_hcas_));
+      node_type_ = NodeType::generic(gpus);
     }
-    std::optional<LinkType> fallback = find_link_type(options_.fabric_link);
-    if (!fallback)
-      throw InputError({"--fabric-link", 0, 0}, fmt::format("unknown link type '{}'", options_.fabric_link));
-
-    // Domains top-down, children in key order; devices as domains appear.
-    std::map<std::size_t, std::vector<std::size_t>> children;  // group -> child groups
-    for (const auto& [g, p] : parent_group) children[p].push_back(g);
-    auto by_key = [&](std::size_t x, std::size_t y) { return key[x] != key[y] ? key[x] < key[y] : x < y; };
-    for (auto& [p, list] : children) std::sort(list.begin(), list.end(), by_key);
-    std::map<std::size_t, std::vector<std::size_t>> members;  // group -> switches
-    for (std::size_t s : switches)
-      if (tier[s] > 0) members[sets.find(s)].push_back(s);
-    std::map<std::size_t, std::vector<std::string>> hosts_of_leaf;
-    for (const auto& [host, hcas] : hosts) {
-      std::size_t leaf = kNoNode;
-      for (const auto& [hca, ca] : hcas)
-        for (std::size_t other : adjacent[ca])
-          if (nodes_[other].type == 'S' && leaf == kNoNode) leaf = sets.find(other);
-      if (leaf == kNoNode) {
-        ++hostless_;
-        continue;
-      }
-      hosts_of_leaf[leaf].push_back(host);
+    device_.assign(nodes_.size(), kNone);
+    next_index_.assign(static_cast<std::size_t>(top_) + 1, 0);
+    if (top_ > 0) {
+      std::vector<std::size_t> tops(groups_[top_].begin(), groups_[top_].end());
+      std::sort(tops.begin(), tops.end(), by_key());
+      for (std::size_t g : tops) add_group(b, g, top_, b.root());
     }
-
-    std::vector<DeviceId> device(nodes_.size(), kNone);
-    std::vector<int> index_at_tier(static_cast<std::size_t>(top) + 2, 0);
-    std::vector<std::size_t> count_at_tier(static_cast<std::size_t>(top) + 2, 0);
-    for (int t = 1; t <= top; ++t) count_at_tier[static_cast<std::size_t>(t)] = groups[t].size();
-    auto add_switches = [&](std::size_t group, DomainId domain) {
-      std::vector<std::size_t> list = members[group];
-      std::sort(list.begin(), list.end(), [&](std::size_t x, std::size_t y) { return switch_name[x] < switch_name[y]; });
-      for (std::size_t s : list) {
-        DeviceProperties p;
-        p.model = switch_model[s];
-        device[s] = b.add_device(domain, DeviceKind::network_switch, switch_name[s], p, b.add_origin(at(nodes_[s].line, 1)));
-      }
-    };
-    auto add_hosts = [&](std::size_t leaf_group, DomainId domain) {
-      std::vector<std::string> list = hosts_of_leaf[leaf_group];
-      std::sort(list.begin(), list.end());
-      for (const std::string& host : list) {
-        const auto& hcas = hosts[host];
-        DomainId node = b.add_domain(domain, host, b.add_origin(at(nodes_[hcas.front().second].line, 1)));
-        b.set_hostname(node, host);
-        std::vector<DeviceId> nics = node_type->instantiate(b, node);
-        for (std::size_t k = 0; k < hcas.size(); ++k) {
-          if (k >= nics.size()) {
-            sink_.error(at(nodes_[hcas[k].second].line, 1),
-                        fmt::format("host {} has {} HCAs but the node type ({}) has {} NICs", host, hcas.size(),
-                                    node_type->description(), nics.size()));
-            break;
-          }
-          device[hcas[k].second] = nics[k];
-        }
-      }
-    };
-    std::function<void(std::size_t, int, DomainId)> add_group = [&](std::size_t group, int t, DomainId parent) {
-      DomainId domain = parent;
-      if (t <= levels_from) {
-        std::size_t width = std::to_string(count_at_tier[static_cast<std::size_t>(t)] - 1).size();
-        domain = b.add_domain(parent, fmt::format("{}{:0{}}", tier_name(t), index_at_tier[static_cast<std::size_t>(t)]++, width));
-      }
-      add_switches(group, domain);
-      if (t == 1) return add_hosts(group, domain);
-      for (std::size_t c : children[group]) add_group(c, t - 1, domain);
-    };
-    if (top > 0) {
-      std::vector<std::size_t> tops(groups[top].begin(), groups[top].end());
-      std::sort(tops.begin(), tops.end(), by_key);
-      for (std::size_t g : tops) add_group(g, top, b.root());
-    }
-    for (std::size_t s : switches)
-      if (tier[s] == 0) {
-        DeviceProperties p;
-        p.model = switch_model[s];
-        device[s] = b.add_device(b.root(), DeviceKind::network_switch, switch_name[s], p, b.add_origin(at(nodes_[s].line, 1)));
-      }
+    for (std::size_t s : switches_)
+      if (tier_[s] == 0) add_switch(b, s, b.root());
     sink_.throw_if_any();
+    add_links(b);
+    b.set_description(fmt::format("InfiniBand fabric from ibnetdiscover: {} hosts of {}, {} switches", hosts_added_,
+                                  node_type_->description(), switches_.size()));
+    DiagnosticSink sink;
+    return b.finish(sink);
+  }
 
-    // Links, parallel ones folded into one with a count.
+  void add_group(TopologyBuilder& b, std::size_t group, int t, DomainId parent) {
+    DomainId domain = parent;
+    if (t <= domain_tiers_) {
+      auto& index = next_index_[static_cast<std::size_t>(t)];
+      std::size_t width = std::to_string(groups_[t].size() - 1).size();
+      domain = b.add_domain(parent, fmt::format("{}{:0{}}", tier_name(t), index++, width));
+    }
+    std::vector<std::size_t> list = members_[group];
+    std::sort(list.begin(), list.end(), [&](std::size_t x, std::size_t y) { return switch_name_[x] < switch_name_[y]; });
+    for (std::size_t s : list) add_switch(b, s, domain);
+    if (t == 1) return add_hosts(b, group, domain);
+    for (std::size_t c : children_[group]) add_group(b, c, t - 1, domain);
+  }
+
+  void add_switch(TopologyBuilder& b, std::size_t s, DomainId domain) {
+    DeviceProperties p;
+    p.model = switch_model_[s];
+    device_[s] = b.add_device(domain, DeviceKind::network_switch, switch_name_[s], p, b.add_origin(at(nodes_[s].line, 1)));
+  }
+
+  // The hosts whose HCAs reach the leaves of `group`, by host name; HCA k is NIC k.
+  void add_hosts(TopologyBuilder& b, std::size_t group, DomainId domain) {
+    for (const std::string& host : hosts_of_group_[group]) {
+      const std::vector<Hca>& hcas = hosts_[host];
+      DomainId node = b.add_domain(domain, host, b.add_origin(at(nodes_[hcas.front().node].line, 1)));
+      b.set_hostname(node, host);
+      ++hosts_added_;
+      std::vector<DeviceId> nics = node_type_->instantiate(b, node);
+      for (std::size_t k = 0; k < hcas.size(); ++k) {
+        if (k >= nics.size()) {
+          sink_.error(at(nodes_[hcas[k].node].line, 1),
+                      fmt::format("host {} has {} HCAs but the node type ({}) has {} NICs", host, hcas.size(),
+                                  node_type_->description(), nics.size()));
+          break;
+        }
+        device_[hcas[k].node] = nics[k];
+      }
+    }
+  }
+
+  // Every cable, parallel ones folded into one link with a count.
+  void add_links(TopologyBuilder& b) {
+    std::optional<LinkType> fallback = find_link_type(options_.fabric_link);
+    if (!fallback) throw InputError({"--fabric-link", 0, 0}, fmt::format("unknown link type '{}'", options_.fabric_link));
     std::map<std::tuple<DeviceId, DeviceId, std::string>, std::pair<int, int>> folded;  // -> (count, first line)
     int without_rate = 0, between_cas = 0;
     for (const IbLink& l : links_) {
-      DeviceId x = device[l.a.node], y = device[l.b.node];
+      DeviceId x = device_[l.a.node], y = device_[l.b.node];
       if (x == kNone || y == kNone) continue;  // a CA left out
-      if (nodes_[l.a.node].type != 'S' && nodes_[l.b.node].type != 'S') {
+      if (!is_switch(l.a.node) && !is_switch(l.b.node)) {
         ++between_cas;
         continue;
       }
@@ -611,44 +629,21 @@ class Importer {
       auto& f = folded[{std::min(x, y), std::max(x, y), type}];
       if (f.first++ == 0) f.second = l.line;
     }
-    for (const auto& [k, v] : folded) {
-      int remaining = v.first;
-      while (remaining > 0) {  // a link's count is at most 65535
-        int c = std::min(remaining, 65535);
-        b.add_link(std::get<0>(k), std::get<1>(k), *find_link_type(std::get<2>(k)), c, -1, -1,
-                   b.add_origin(at(v.second, 1)));
-        remaining -= c;
-      }
-    }
-
-    std::size_t host_count = 0;
-    for (const auto& [leaf, list] : hosts_of_leaf) host_count += list.size();
-    b.set_description(fmt::format("InfiniBand fabric from ibnetdiscover: {} hosts of {}, {} switches", host_count,
-                                  node_type->description(), switches.size()));
-    if (unnamed > 0)
-      warn(fmt::format("{} CAs have no \"HOST HCA\" node description (e.g. \"{}\" at line {}): left out with their links",
-                       unnamed, unnamed_example, unnamed_line));
-    if (aggregation > 0) warn(fmt::format("{} SHARP aggregation nodes (CAs inside switches) left out", aggregation));
-    if (routers > 0) warn(fmt::format("{} routers (Rt) left out", routers));
-    if (unreached > 0) warn(fmt::format("{} switches reach no host: placed at the fabric root", unreached));
-    if (hostless_ > 0) warn(fmt::format("{} hosts connect to no switch: left out", hostless_));
+    for (const auto& [k, v] : folded)
+      for (int remaining = v.first; remaining > 0; remaining -= 65535)  // a link's count is at most 65535
+        b.add_link(std::get<0>(k), std::get<1>(k), *find_link_type(std::get<2>(k)), std::min(remaining, 65535), -1,
+                   -1, b.add_origin(at(v.second, 1)));
+    std::size_t hostless = hosts_.size() - hosts_added_;
+    if (hostless > 0) warn(fmt::format("{} hosts connect to no switch: left out", hostless));
     if (without_rate > 0)
       warn(fmt::format("{} links give no width and rate: typed {} (--fabric-link)", without_rate, fallback->name));
     if (between_cas > 0) warn(fmt::format("{} links join two CAs directly: left out", between_cas));
-    bool multi_rail = false;
-    for (const auto& [host, hcas] : hosts) {
-      std::set<std::size_t> leaves;
-      for (const auto& [hca, ca] : hcas)
-        for (std::size_t other : adjacent[ca])
-          if (nodes_[other].type == 'S') leaves.insert(other);
-      multi_rail = multi_rail || leaves.size() > 1;
-    }
-    if (multi_rail)
-      warn("hosts connect to several leaf switches (multi-rail): leaves that share hosts form one leaf domain");
-    DiagnosticSink sink;
-    return {b.finish(sink), std::move(warnings_)};
   }
 
+  struct Hca {
+    std::string name;  // "mlx5_0", "HCA-1"
+    std::size_t node;
+  };
   struct Pending {
     IbLink link;
     std::string remote_id;
@@ -665,7 +660,25 @@ class Importer {
   std::vector<Pending> pending_;
   std::vector<IbLink> links_;
   int dangling_ = 0;
-  int hostless_ = 0;
+  // Building state, in the order build() fills it.
+  std::vector<std::size_t> switches_;
+  std::vector<std::vector<std::size_t>> adjacent_;
+  std::map<std::string, std::vector<Hca>> hosts_;  // by host name
+  std::size_t most_hcas_ = 0;
+  std::vector<int> tier_;  // 0: not a switch, or one that reaches no host
+  int top_ = 0;
+  std::vector<std::string> switch_name_, switch_model_;
+  std::vector<std::size_t> group_of_;  // a switch's group representative
+  std::map<int, std::set<std::size_t>> groups_;  // by tier
+  std::map<std::size_t, std::vector<std::size_t>> members_, children_;
+  std::map<std::size_t, std::vector<std::string>> hosts_of_group_;  // leaf group -> host names
+  std::map<std::size_t, std::size_t> parent_group_;
+  std::map<std::size_t, std::string> key_;
+  int domain_tiers_ = 0;
+  std::optional<NodeType> node_type_;
+  std::vector<DeviceId> device_;  // node index -> device
+  std::vector<int> next_index_;   // next domain number per tier
+  std::size_t hosts_added_ = 0;
 };
 
 }  // namespace
