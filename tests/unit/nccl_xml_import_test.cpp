@@ -137,3 +137,28 @@ TEST_CASE("nccl-xml: bad values are refused with their position") {
   CHECK(error_of([] { nccl_text("<system><gpu/></system>"); }) == "t.xml:1:1: <system> has no <cpu>: there is no topology to import");
   CHECK(any_warning_contains(nccl_text("<system><cpu numaid=\"0\"/></system>"), "no GPU"));
 }
+
+TEST_CASE("nccl-xml: Grace C2C, NICs without PCI path and NVLinks to the CPU") {
+  ImportResult r = nccl_text(
+      "<system version=\"1\">\n"
+      "  <cpu numaid=\"0\" arch=\"arm64\">\n"
+      "    <pci busid=\"0009:01:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"0\">\n"
+      "      <gpu dev=\"0\" sm=\"90\" rank=\"0\">\n"
+      "        <c2c bw=\"45000\" count=\"10\"/>\n"
+      "        <nvlink target=\"0009:00:00.0\" count=\"4\" tclass=\"0x068001\"/>\n"
+      "      </gpu>\n"
+      "    </pci>\n"
+      "    <nic><net name=\"eth0\" dev=\"3\" speed=\"-1\"/></nic>\n"
+      "  </cpu>\n"
+      "</system>\n");
+  const Topology& t = r.topology;
+  CHECK(count_links(t, "nvlink-c2c") == 1);
+  CHECK(count_links(t, "pcie5x16") == 1);  // width 0 reads as x16, as in NCCL
+  CHECK(count_links(t, "pcie3x16") == 1);  // the NIC under <cpu>
+  for (const Link& l : t.links())
+    if (t.link_type(l).name == "nvlink-c2c") CHECK(l.total_bandwidth() == Approx(450.0));
+  TopologyIndex index(t);
+  CHECK(t.str(t.device(*index.find_device("t/nic3")).model) == "Ethernet-10G");  // speed -1: NCCL's 10 Gb/s
+  CHECK(t.str(t.device(*index.find_device("t/cpu0")).model) == "arm64");
+  CHECK(any_warning_contains(r, "1 NVLink/xGMI entries lead to no GPU of this dump"));
+}
