@@ -140,3 +140,14 @@ TEST_CASE("ibnetdiscover: malformed lines are refused at their line and column")
   CHECK(error_of([] { ib("Switch 999 \"S-1\" # \"x\"\n"); }) == "t.out:1:7: '999' is not a port count from 1 to 255");
   CHECK(error_of([] { ib(""); }) == "t.out: no Switch block: there is no fabric to import");
 }
+
+TEST_CASE("ibnetdiscover: a file of garbage reports the first 20 problems") {
+  std::string garbage;
+  for (int i = 0; i < 100000; ++i) garbage += "[1] oops\n";
+  try {
+    ib(garbage);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.diagnostics().size() == 20);
+  }
+}

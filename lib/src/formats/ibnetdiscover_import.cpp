@@ -133,6 +133,13 @@ class Importer {
   }
 
  private:
+  // Collects a problem; a hostile file could hold millions, so the first
+  // kMaxErrors end the import.
+  static constexpr std::size_t kMaxErrors = 20;
+  void error(SourceLocation where, std::string message) {
+    sink_.error(std::move(where), std::move(message));
+    if (sink_.size() >= kMaxErrors) sink_.throw_if_any();
+  }
   SourceLocation at(int line, int column) const { return {source_.path, line, column}; }
   void warn(std::string message) { warnings_.push_back({{source_.path, 0, 0}, std::move(message)}); }
 
@@ -167,14 +174,13 @@ class Importer {
       }
       if (l[0] == '[') {
         if (current == kNoNode) {
-          sink_.error(at(line, column), "port line outside a Switch, Ca or Rt block");
+          error(at(line, column), "port line outside a Switch, Ca or Rt block");
           continue;
         }
         port_line(l, current, line, column);
         continue;
       }
-      sink_.error(at(line, column), fmt::format("unrecognised line: '{}'", l.substr(0, 40)));
-      if (sink_.size() >= 20) return;
+      error(at(line, column), fmt::format("unrecognised line: '{}'", l.substr(0, 40)));
     }
   }
 
@@ -187,19 +193,19 @@ class Importer {
     std::size_t open = l.find('"');
     std::size_t close = open == std::string_view::npos ? open : l.find('"', open + 1);
     if (l.size() <= word || (l[word] != ' ' && l[word] != '\t') || close == std::string_view::npos) {
-      sink_.error(at(line, column), "expected TYPE PORTS \"ID\" # \"DESCRIPTION\" (TYPE Switch, Ca or Rt)");
+      error(at(line, column), "expected TYPE PORTS \"ID\" # \"DESCRIPTION\" (TYPE Switch, Ca or Rt)");
       return kNoNode;
     }
     std::string_view ports = trim(l.substr(word, open - word));
     int nports = 0;
     auto [pend, pec] = std::from_chars(ports.data(), ports.data() + ports.size(), nports);
     if (pec != std::errc() || pend != ports.data() + ports.size() || nports < 1 || nports > 255) {
-      sink_.error(at(line, column + static_cast<int>(word)), fmt::format("'{}' is not a port count from 1 to 255", ports));
+      error(at(line, column + static_cast<int>(word)), fmt::format("'{}' is not a port count from 1 to 255", ports));
       return kNoNode;
     }
     std::string id(l.substr(open + 1, close - open - 1));
     if (id.size() < 3 || id[0] != type || id[1] != '-') {
-      sink_.error(at(line, column + static_cast<int>(open)),
+      error(at(line, column + static_cast<int>(open)),
                   fmt::format("node id \"{}\" should be \"{}-GUID\"", id.substr(0, 40), type));
       return kNoNode;
     }
@@ -215,7 +221,7 @@ class Importer {
     }
     if (nodes_.size() >= kMaxNodes) throw InputError(at(line, column), fmt::format("more than {} nodes", kMaxNodes));
     if (!index_.emplace(id, nodes_.size()).second) {
-      sink_.error(at(line, column + static_cast<int>(open)),
+      error(at(line, column + static_cast<int>(open)),
                   fmt::format("node {} is described twice (first at line {})", id, nodes_[index_[id]].line));
       return kNoNode;
     }
@@ -227,7 +233,7 @@ class Importer {
   void port_line(std::string_view l, std::size_t node, int line, int column) {
     std::size_t i = 0;
     auto fail = [&](std::string what) {
-      sink_.error(at(line, column + static_cast<int>(i)), std::move(what));
+      error(at(line, column + static_cast<int>(i)), std::move(what));
     };
     auto number_in_brackets = [&](int& value) {
       if (i >= l.size() || l[i] != '[') return false;
@@ -291,7 +297,7 @@ class Importer {
       link.b = {it->second, remote_port};
       auto key = link.a < link.b ? std::make_pair(link.a, link.b) : std::make_pair(link.b, link.a);
       if (link.a == link.b) {
-        sink_.error(at(link.line, 1), "a port linked to itself");
+        error(at(link.line, 1), "a port linked to itself");
         continue;
       }
       if (!seen.insert(key).second) continue;
@@ -302,11 +308,11 @@ class Importer {
     for (const IbNode& n : nodes_) {
       any_switch = any_switch || n.type == 'S';
       if (n.type == 'H' && n.links == 0)
-        sink_.error(at(n.line, 1), fmt::format("Ca {} (\"{}\") lists no connected port: the dump looks cut off", n.id,
+        error(at(n.line, 1), fmt::format("Ca {} (\"{}\") lists no connected port: the dump looks cut off", n.id,
                                                n.description));
     }
     if (!any_switch && sink_.empty())
-      sink_.error({source_.path, 0, 0}, "no Switch block: there is no fabric to import");
+      error({source_.path, 0, 0}, "no Switch block: there is no fabric to import");
     if (dangling_ > 0) warn(fmt::format("{} port lines name nodes the dump does not describe: left out", dangling_));
   }
 
@@ -598,7 +604,7 @@ class Importer {
       std::vector<DeviceId> nics = node_type_->instantiate(b, node);
       for (std::size_t k = 0; k < hcas.size(); ++k) {
         if (k >= nics.size()) {
-          sink_.error(at(nodes_[hcas[k].node].line, 1),
+          error(at(nodes_[hcas[k].node].line, 1),
                       fmt::format("host {} has {} HCAs but the node type ({}) has {} NICs", host, hcas.size(),
                                   node_type_->description(), nics.size()));
           break;
