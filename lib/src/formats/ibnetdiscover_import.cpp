@@ -566,6 +566,13 @@ class Importer {
     }
     for (std::size_t s : switches_)
       if (tier_[s] == 0) add_switch(b, s, b.root());
+    if (too_many_hcas_ > 0) {
+      // One message for what is one mistake, however many hosts show it.
+      if (too_many_hcas_ > 1)
+        first_too_many_.message += fmt::format(" (and {} more hosts have too many HCAs)", too_many_hcas_ - 1);
+      first_too_many_.message += "; give --gpus-per-node or a --node-type with more NICs";
+      error(first_too_many_.where, first_too_many_.message);
+    }
     sink_.throw_if_any();
     add_links(b);
     b.set_description(fmt::format("InfiniBand fabric from ibnetdiscover: {} hosts of {}, {} switches", hosts_added_,
@@ -602,15 +609,11 @@ class Importer {
       b.set_hostname(node, host);
       ++hosts_added_;
       std::vector<DeviceId> nics = node_type_->instantiate(b, node);
-      for (std::size_t k = 0; k < hcas.size(); ++k) {
-        if (k >= nics.size()) {
-          error(at(nodes_[hcas[k].node].line, 1),
-                      fmt::format("host {} has {} HCAs but the node type ({}) has {} NICs", host, hcas.size(),
-                                  node_type_->description(), nics.size()));
-          break;
-        }
-        device_[hcas[k].node] = nics[k];
-      }
+      if (hcas.size() > nics.size() && too_many_hcas_++ == 0)
+        first_too_many_ = {at(nodes_[hcas[nics.size()].node].line, 1),
+                           fmt::format("host {} has {} HCAs but the node type ({}) has {} NICs", host, hcas.size(),
+                                       node_type_->description(), nics.size())};
+      for (std::size_t k = 0; k < hcas.size() && k < nics.size(); ++k) device_[hcas[k].node] = nics[k];
     }
   }
 
@@ -685,6 +688,8 @@ class Importer {
   std::vector<DeviceId> device_;  // node index -> device
   std::vector<int> next_index_;   // next domain number per tier
   std::size_t hosts_added_ = 0;
+  int too_many_hcas_ = 0;
+  Diagnostic first_too_many_;
 };
 
 }  // namespace
