@@ -9,6 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ln -s "$root/samples" "$tmp/samples"
 ln -s "$root/topologies" "$tmp/topologies"
+ln -s "$root/tests" "$tmp/tests"  # example inputs of other tools (topoplan-formats(5))
 fail=0
 count=0
 extract() {

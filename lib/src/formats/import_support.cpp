@@ -1,0 +1,41 @@
+#include "import_support.hpp"
+
+#include <fmt/format.h>
+
+namespace topoplan::formats {
+
+std::string safe_name(std::string_view text) {
+  std::string out;
+  for (char c : text.substr(0, 253)) {
+    auto u = static_cast<unsigned char>(c);
+    bool reserved = u <= 0x20 || u == 0x7f || c == '/' || c == '*' || c == '?' || c == '[' || c == ']' ||
+                    c == ',' || c == '{' || c == '}' || c == '"' || c == '\'' || c == '\\' || c == ':' || c == '=';
+    out.push_back(reserved ? '_' : c);
+  }
+  return out.empty() ? "_" : out;
+}
+
+std::string topology_name(std::span<const ImportSource> sources, const ImportOptions& options) {
+  if (!options.name.empty()) return safe_name(options.name);
+  if (sources.empty() || sources.front().path == "<stdin>") return "imported";
+  std::string_view path = sources.front().path;
+  if (auto slash = path.rfind('/'); slash != std::string_view::npos) path.remove_prefix(slash + 1);
+  if (auto dot = path.rfind('.'); dot != std::string_view::npos && dot > 0) path = path.substr(0, dot);
+  return safe_name(path);
+}
+
+const ImportSource& single_source(std::span<const ImportSource> sources, std::string_view format) {
+  if (sources.size() != 1)
+    throw InputError({sources.size() > 1 ? sources[1].path : std::string(), 0, 0},
+                     fmt::format("--from {} reads exactly one file ({} given)", format, sources.size()));
+  return sources.front();
+}
+
+SingleNode single_node(const std::string& name) {
+  SingleNode s{TopologyBuilder(name, {"cluster", "node"}), 0};
+  s.node = s.builder.add_domain(s.builder.root(), name);
+  s.builder.set_hostname(s.node, name);
+  return s;
+}
+
+}  // namespace topoplan::formats

@@ -1,0 +1,1 @@
+import --from nccl-xml inputs/empty.xml

@@ -1,0 +1,1 @@
+import --from nccl-xml ../data/nccl-xml/azure-ncv4-graph.xml

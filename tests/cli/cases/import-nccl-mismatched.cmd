@@ -1,0 +1,1 @@
+import --from nccl-xml inputs/nccl-mismatched.xml -o $OUT/node.yaml

@@ -1,0 +1,1 @@
+import --from nvidia-smi inputs/smi-bad-cell.txt
