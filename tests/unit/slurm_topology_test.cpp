@@ -2,6 +2,9 @@
 // slurm_*.cpp), through the format registry as the command line uses them.
 #include <catch2/catch.hpp>
 
+#include "topoplan/model/fabric.hpp"
+#include "topoplan/model/topology_summary.hpp"
+
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -366,6 +369,18 @@ TEST_CASE("slurm round trip: blocks are the NVL72 racks") {
     REQUIRE(block);
     CHECK(hosts_below(back.topology, *block) == hosts_below(original, d));
   }
+  // With the preset's node type, every block is one NVLink island again, and
+  // the fabric between blocks is non-blocking.
+  ImportOptions with_nodes;
+  with_nodes.node_type = &original;
+  ImportResult islands = import_text("topology.conf", conf, with_nodes);
+  ScaleUpIslands found = find_scale_up_islands(islands.topology);
+  CHECK(found.size == std::vector<std::uint32_t>(20, 72));
+  CHECK(found.level_is_island);
+  CHECK(islands.topology.levels()[found.level].name == "rack");
+  TopologySummary summary = summarize(islands.topology);
+  for (const SwitchTierSummary& tier : summary.switch_tiers)
+    if (tier.up > 0) CHECK(tier.oversubscription == Approx(1.0));
   // --level chooses another level; the host level is refused.
   ExportOptions o;
   o.level = "su";

@@ -1,6 +1,7 @@
 #include "topoplan/formats/node_type.hpp"
 
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -51,15 +52,44 @@ NodeType NodeType::copy_of(const Topology& topology) {
   if (t.accelerators_ == 0)
     throw InputError({topology.name(), 0, 0},
                      fmt::format("node '{}' of the node type has no accelerator", topology.domain_name(node)));
+  // A scale-up fabric that leaves the node (NVL72's NVLink switch trays sit
+  // in the rack): remember its switches and the node's links to them, and
+  // count the nodes they serve.
+  std::map<DeviceId, std::size_t> island_index;
+  for (const auto& [d, i] : index) {
+    for (LinkId l : topology.links_of(d)) {
+      const Link& link = topology.link(l);
+      DeviceId other = link.other(d);
+      if (!is_scale_up(topology.link_type(link).family) || index.count(other)) continue;
+      auto [it, fresh] = island_index.try_emplace(other, t.island_.size());
+      if (fresh) {
+        const Device& dev = topology.device(other);
+        t.island_.push_back({dev.kind, std::string(topology.str(dev.name)), std::string(topology.str(dev.model)),
+                             dev.memory_gib, dev.speed, topology.labels(dev.labels)});
+      }
+      t.island_links_.push_back({i, it->second, topology.link_type(link), link.count, link.bandwidth, link.latency_us});
+    }
+  }
+  if (!island_index.empty()) {
+    std::set<DomainId> nodes;
+    for (const auto& [sw, i] : island_index)
+      for (LinkId l : topology.links_of(sw)) {
+        DomainId owner = topology.device(topology.link(l).other(sw)).domain;
+        if (topology.domain(owner).level == topology.host_level()) nodes.insert(owner);
+      }
+    t.island_nodes_ = static_cast<int>(nodes.size());
+  }
   t.description_ = fmt::format("{} x {} from {}", t.accelerators_, accel_model.empty() ? "accelerator" : accel_model,
                                topology.name());
+  if (t.island_nodes_ > 1) t.description_ += fmt::format(", {}-node scale-up islands", t.island_nodes_);
   return t;
 }
 
-std::vector<DeviceId> NodeType::instantiate(TopologyBuilder& builder, DomainId node) const {
-  std::vector<DeviceId> ids;
+NodeType::Instance NodeType::instantiate_node(TopologyBuilder& builder, DomainId node) const {
+  Instance instance;
+  std::vector<DeviceId>& ids = instance.devices;
   ids.reserve(devices_.size());
-  std::vector<DeviceId> nics;
+  std::vector<DeviceId>& nics = instance.nics;
   for (const DeviceSpec& d : devices_) {
     DeviceProperties p;
     p.model = d.model;
@@ -70,7 +100,21 @@ std::vector<DeviceId> NodeType::instantiate(TopologyBuilder& builder, DomainId n
     if (d.kind == DeviceKind::nic) nics.push_back(ids.back());
   }
   for (const LinkSpec& l : links_) builder.add_link(ids[l.a], ids[l.b], l.type, l.count, l.bandwidth, l.latency_us);
-  return nics;
+  return instance;
+}
+
+void NodeType::instantiate_island(TopologyBuilder& builder, DomainId domain, const std::vector<Instance>& nodes) const {
+  if (island_.empty() || nodes.empty()) return;
+  std::vector<DeviceId> switches;
+  for (const DeviceSpec& d : island_) {
+    DeviceProperties p;
+    p.model = d.model;
+    p.labels = d.labels;
+    switches.push_back(builder.add_device(domain, d.kind, d.name, p));
+  }
+  for (const Instance& node : nodes)
+    for (const LinkSpec& l : island_links_)
+      builder.add_link(node.devices[l.a], switches[l.b], l.type, l.count, l.bandwidth, l.latency_us);
 }
 
 }  // namespace topoplan

@@ -14,7 +14,11 @@
 // - block: levels cluster, block, node; the blocks are joined by one `core`
 //   switch, since topology/block says nothing about the network between them.
 // Every switch (and block) is a network switch device in its domain, linked
-// to its parent's and to the NICs of its hosts.
+// to its parent's and to the NICs of its hosts. Slurm's files say nothing of
+// link capacity (LinkSpeed is only a weight), so the fabric is taken to be
+// non-blocking: a switch has as many uplinks as NIC links below it. With a
+// node type whose scale-up fabric spans nodes (gb200-nvl72), every block is
+// built as one such island (topology/block exists for NVLink domains).
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -102,6 +106,18 @@ void check_host_count(std::size_t hosts, const TopologySpec& spec, DiagnosticSin
 
 // Links every NIC of a host to its switch; a node type without NICs leaves the
 // host off the fabric, which the caller reports once.
+// `links` uplinks of the fabric's type; beyond the 65,535 parallel links a
+// Link counts, one link carries the rest as bandwidth.
+void uplink(TopologyBuilder& b, DeviceId from, DeviceId to, std::size_t links, std::uint16_t type,
+            const LinkType& link) {
+  if (links == 0) links = 1;
+  if (links <= 65535) {
+    b.add_link(from, to, type, static_cast<int>(links), link.bandwidth, link.latency_us, 0);
+  } else {
+    b.add_link(from, to, type, 1, link.bandwidth * static_cast<double>(links), link.latency_us, 0);
+  }
+}
+
 void attach(TopologyBuilder& b, const std::vector<DeviceId>& nics, DeviceId sw, std::uint16_t type,
             const LinkType& link) {
   for (DeviceId nic : nics) b.add_link(nic, sw, type, 1, link.bandwidth, link.latency_us, 0);
@@ -241,6 +257,7 @@ Topology build_tree(const TopologySpec& spec, const std::string& name, const Imp
   const NodeType nodes = node_type(options);
   std::vector<DomainId> domain(n, kNone);
   std::vector<DeviceId> device(n, kNone);
+  std::vector<std::size_t> below(n, 0);  // NIC links in each switch's subtree
   bool no_nics = false;
   DeviceProperties props;
   props.model = "slurm-switch";
@@ -265,7 +282,6 @@ Topology build_tree(const TopologySpec& spec, const std::string& name, const Imp
       domain[s] = b.add_domain(up, local, origin);
     }
     device[s] = b.add_device(domain[s], DeviceKind::network_switch, "switch", props, origin);
-    if (parent[s] != kNo) b.add_link(device[s], device[parent[s]], link_index, 1, link.bandwidth, link.latency_us, origin);
     std::uint32_t hosts_origin = x.nodes.names.empty() ? 0 : b.add_origin(x.nodes.where);
     for (const std::string& h : x.nodes.names) {
       DomainId node = b.add_domain(domain[s], h, hosts_origin);
@@ -273,10 +289,22 @@ Topology build_tree(const TopologySpec& spec, const std::string& name, const Imp
       std::vector<DeviceId> nics = nodes.instantiate(b, node);
       no_nics = no_nics || nics.empty();
       attach(b, nics, device[s], link_index, link);
+      below[s] += nics.size();
     }
   }
+  // Uplinks once every switch knows the NIC links below it (children come
+  // after their parents in `order`).
+  for (auto it = order.rbegin(); it != order.rend(); ++it)
+    if (parent[*it] != kNo) below[parent[*it]] += below[*it];
+  for (std::size_t s : order)
+    if (parent[s] != kNo) uplink(b, device[s], device[parent[s]], below[s], link_index, link);
   if (no_nics)
     warnings.push_back({spec.where, "the node type has no NIC: hosts are not linked to their switches"});
+  if (nodes.island_nodes() > 1)
+    warnings.push_back({spec.where, fmt::format("the node type's scale-up islands span {} nodes, which a switch tree "
+                                                "cannot show: each node is imported as its own island; a "
+                                                "topology/block file keeps the islands",
+                                                nodes.island_nodes())});
   return b.finish(sink);
 }
 
@@ -350,14 +378,24 @@ Topology build_blocks(const TopologySpec& spec, const std::string& name, const I
     std::uint32_t origin = b.add_origin(bl.where);
     DomainId block = b.add_domain(b.root(), bl.name, origin);
     DeviceId sw = b.add_device(block, DeviceKind::network_switch, "switch", props, origin);
-    b.add_link(sw, core, link_index, 1, link.bandwidth, link.latency_us, origin);
     std::uint32_t hosts_origin = b.add_origin(bl.nodes.where);
+    std::vector<NodeType::Instance> members;
+    std::size_t nic_links = 0;
     for (const std::string& h : bl.nodes.names) {
       DomainId node = b.add_domain(block, h, hosts_origin);
       b.set_hostname(node, h);
-      std::vector<DeviceId> nics = nodes.instantiate(b, node);
-      no_nics = no_nics || nics.empty();
-      attach(b, nics, sw, link_index, link);
+      members.push_back(nodes.instantiate_node(b, node));
+      no_nics = no_nics || members.back().nics.empty();
+      attach(b, members.back().nics, sw, link_index, link);
+      nic_links += members.back().nics.size();
+    }
+    uplink(b, sw, core, nic_links, link_index, link);
+    if (nodes.island_nodes() > 1) {
+      nodes.instantiate_island(b, block, members);
+      if (members.size() > static_cast<std::size_t>(nodes.island_nodes()))
+        warnings.push_back({bl.where, fmt::format("block '{}' has {} nodes, more than the {} of the node type's "
+                                                  "scale-up island: imported as one island all the same",
+                                                  bl.name, members.size(), nodes.island_nodes())});
     }
   }
   if (no_nics)

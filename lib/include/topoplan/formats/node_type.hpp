@@ -22,9 +22,27 @@ class NodeType {
   /// and the links among them. Throws InputError when it has no accelerator.
   static NodeType copy_of(const Topology& topology);
 
-  /// Adds the devices and links under `node`; returns its NICs in order, the
-  /// ends to attach to the fabric (empty when the node type has none).
-  std::vector<DeviceId> instantiate(TopologyBuilder& builder, DomainId node) const;
+  /// One node as added to a builder.
+  struct Instance {
+    std::vector<DeviceId> devices;  // every device, in the node type's order
+    std::vector<DeviceId> nics;     // the ends to attach to the fabric
+  };
+
+  /// Adds the devices and links under `node`.
+  Instance instantiate_node(TopologyBuilder& builder, DomainId node) const;
+  /// The same, returning only the NICs (empty when the node type has none).
+  std::vector<DeviceId> instantiate(TopologyBuilder& builder, DomainId node) const {
+    return instantiate_node(builder, node).nics;
+  }
+
+  /// How many nodes share one scale-up island in the node type's source: 18
+  /// for gb200-nvl72, whose GPUs reach the rack's NVLink switch trays; 1 when
+  /// the scale-up fabric ends at the node (DGX, MI300X).
+  int island_nodes() const { return island_nodes_; }
+  /// Builds one multi-node island as the source has it: adds the island's
+  /// switches (NVLink switch trays) under `domain` and links the devices of
+  /// `nodes` to them. Does nothing when island_nodes() is 1.
+  void instantiate_island(TopologyBuilder& builder, DomainId domain, const std::vector<Instance>& nodes) const;
 
   int accelerators() const { return accelerators_; }
   /// What it is, for comments in imported files ("8 x H100 from dgx-h100").
@@ -48,6 +66,11 @@ class NodeType {
   };
   std::vector<DeviceSpec> devices_;
   std::vector<LinkSpec> links_;
+  // The multi-node island: its switches, and links from node devices
+  // (LinkSpec::a indexes devices_) to them (LinkSpec::b indexes island_).
+  std::vector<DeviceSpec> island_;
+  std::vector<LinkSpec> island_links_;
+  int island_nodes_ = 1;
   int accelerators_ = 0;
   std::string description_;
 };
