@@ -11,7 +11,6 @@ namespace {
 }  // namespace
 
 ImportResult import_slurm(std::span<const ImportSource>, const ImportOptions&) { pending("import from slurm"); }
-ImportResult import_k8s_nodes(std::span<const ImportSource>, const ImportOptions&) { pending("import from k8s-nodes"); }
 ImportResult import_nccl_xml(std::span<const ImportSource>, const ImportOptions&) { pending("import from nccl-xml"); }
 ImportResult import_nvidia_smi(std::span<const ImportSource>, const ImportOptions&) { pending("import from nvidia-smi"); }
 ImportResult import_ibnetdiscover(std::span<const ImportSource>, const ImportOptions&) {
