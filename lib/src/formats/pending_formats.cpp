@@ -20,7 +20,5 @@ ImportResult import_ibnetdiscover(std::span<const ImportSource>, const ImportOpt
 std::string export_slurm_tree(const Topology&, const ExportOptions&) { pending("export to slurm-tree"); }
 std::string export_slurm_block(const Topology&, const ExportOptions&) { pending("export to slurm-block"); }
 std::string export_slurm_yaml(const Topology&, const ExportOptions&) { pending("export to slurm-yaml"); }
-std::string export_kueue(const Topology&, const ExportOptions&) { pending("export to kueue"); }
-std::string export_volcano(const Topology&, const ExportOptions&) { pending("export to volcano"); }
 
 }  // namespace topoplan::formats

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Every built-in topology exports to Kueue (both styles) and Volcano, and
+# the same input gives the same bytes; a failed export leaves no file.
+set -u
+bin=$(realpath "$1")
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fail=0
+presets=$("$bin" topology list --format json | grep '"name"' | grep -v '"racks"\|"nodes"' |
+  sed -E 's/.*"name": "([^"]*)".*/\1/')
+[ -n "$presets" ] || { echo "no presets listed"; exit 1; }
+for topo in $presets; do
+  for args in "--to kueue" "--to kueue --style kubectl" "--to volcano"; do
+    # shellcheck disable=SC2086
+    if ! "$bin" export "$topo" $args >a 2>&1; then
+      echo "export $topo $args failed:"; head -n 5 a; fail=1; continue
+    fi
+    # shellcheck disable=SC2086
+    "$bin" export "$topo" $args >b 2>&1
+    cmp -s a b || { echo "not deterministic: export $topo $args"; fail=1; }
+  done
+done
+if "$bin" export "$root/tests/cli/inputs/k8s-hostnames.yaml" --to kueue -o out.yaml 2>/dev/null; then
+  echo "export of unusable hostnames succeeded"; fail=1
+fi
+[ -e out.yaml ] && { echo "a failed export left out.yaml behind"; fail=1; }
+exit $fail
