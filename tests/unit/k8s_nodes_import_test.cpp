@@ -297,8 +297,8 @@ TEST_CASE("k8s-nodes errors name the file, line and column") {
         "nodes.yaml: no node has every level label, so no node is left to import\n");
   o.level_labels = {"example.com/rack"};
   CHECK(import_error(list_of(node_yaml("n1", {{"example.com/rack", "r1"}}, 0)), o) ==
-        "nodes.yaml: no node has nvidia.com/gpu or amd.com/gpu capacity; --gpus-per-node N or --node-type TOPO "
-        "imports them with the GPUs given\n");
+        "nodes.yaml: no node has nvidia.com/gpu or amd.com/gpu capacity; --gpus-per-node N imports them as nodes "
+        "of N GPUs\n");
 
   Topology h100 = load_topology("dgx-h100", [](const std::string&) { return std::optional<std::string>(); });
   o.node_type = &h100;

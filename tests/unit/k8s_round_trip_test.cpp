@@ -1,7 +1,8 @@
 // Kueue export and k8s-nodes import agree: the node labels `export --to
 // kueue` writes for a preset, put on nodes with the preset's GPUs (as a
 // cluster would report them), import back to the same hosts in the same
-// domains, with the same names.
+// domains, with the same names; and the native file `import` writes of it
+// loads back the same.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -13,6 +14,8 @@
 #include "topoplan/formats/topology_export.hpp"
 #include "topoplan/formats/topology_import.hpp"
 #include "topoplan/io/topology_source.hpp"
+#include "topoplan/io/topology_writer.hpp"
+#include "topoplan/io/topology_yaml.hpp"
 
 using namespace topoplan;
 
@@ -74,6 +77,10 @@ void round_trip(const std::string& argument) {
   REQUIRE(back.levels().size() == original.levels().size());
   CHECK(membership(back) == membership(original));
   CHECK(gpus_per_host(back) == gpus);
+  // What `topoplan import` writes loads back to the same topology.
+  Topology written = parse_topology_yaml(write_topology_yaml(back), "written.yaml");
+  CHECK(membership(written) == membership(back));
+  CHECK(gpus_per_host(written) == gpus);
   // Exporting the import again gives the same labels and objects.
   std::string again = find_export_format("kueue")->run(back, {});
   auto body = [](const std::string& text) { return text.substr(text.find("apiVersion: kueue.x-k8s.io")); };

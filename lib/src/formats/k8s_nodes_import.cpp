@@ -181,10 +181,8 @@ class NodeReader {
     if (!name_text) return;
     r.name = *name_text;
     r.where = yaml::where(file_, name);
-    if (!is_dns1123_subdomain(r.name)) {
+    if (!is_dns1123_subdomain(r.name))
       error(name, fmt::format("node name '{}' is not a Kubernetes node name (a lower-case DNS subdomain)", r.name));
-      return;
-    }
     if (auto labels = mapping(*metadata, "labels", "'metadata.labels'")) {
       for (const auto& entry : *labels) {
         auto key = yaml::scalar(entry.first, file_, sink_, "a label key");
@@ -343,7 +341,7 @@ std::vector<const NodeRecord*> select_nodes(std::vector<NodeRecord>& nodes, cons
   std::size_t unlabelled = 0;
   constexpr std::size_t kListed = 10;
   for (NodeRecord& n : nodes) {
-    if (n.gpus <= 0 && options.gpus_per_node == 0 && !options.node_type) {
+    if (n.gpus <= 0 && options.gpus_per_node == 0) {
       no_gpus.push_back(n.name);
       continue;
     }
@@ -382,8 +380,8 @@ std::vector<const NodeRecord*> select_nodes(std::vector<NodeRecord>& nodes, cons
     if (nodes.empty()) {
       diagnostics.push_back({{}, "the input holds no Node"});
     } else if (unlabelled == 0) {
-      diagnostics.push_back({{file, 0, 0}, fmt::format("no node has {} or {} capacity; --gpus-per-node N or "
-                                                       "--node-type TOPO imports them with the GPUs given",
+      diagnostics.push_back({{file, 0, 0}, fmt::format("no node has {} or {} capacity; --gpus-per-node N imports "
+                                                       "them as nodes of N GPUs",
                                                        kNvidiaGpuResource, kAmdGpuResource)});
     } else {
       std::vector<std::string> seen;
@@ -488,9 +486,9 @@ class TopologyAssembler {
     if (b_.link_count() > TopologyLimits::max_links)
       throw InputError({}, fmt::format("the topology would have more than {} links", TopologyLimits::max_links));
     if (!unhealthy_.empty())
-      warnings.push_back({{}, fmt::format("{} node{} report fewer allocatable than installed GPUs; the missing ones "
-                                          "are marked down: {}",
-                                          unhealthy_.size(), unhealthy_.size() == 1 ? "" : "s",
+      warnings.push_back({{}, fmt::format("{} {} fewer allocatable than installed GPUs; the missing ones are "
+                                          "marked down: {}",
+                                          unhealthy_.size(), unhealthy_.size() == 1 ? "node reports" : "nodes report",
                                           listed(unhealthy_))});
     return b_.finish(sink);
   }
