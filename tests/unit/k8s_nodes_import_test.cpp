@@ -250,6 +250,21 @@ TEST_CASE("k8s-nodes: the order of the input does not change the topology") {
   CHECK(hostnames(y) == hostnames(x));
 }
 
+TEST_CASE("k8s-nodes: default levels of Topograph 0.x and of topology.kubernetes.io") {
+  std::map<std::string, std::string> old_topograph{{"network.topology.nvidia.com/spine", "s1"},
+                                                   {"network.topology.nvidia.com/leaf", "l1"},
+                                                   {"network.topology.nvidia.com/accelerator", "nvl1"},
+                                                   {"topology.kubernetes.io/zone", "z"}};
+  ImportResult r = import("x.yaml", list_of(node_yaml("n1", old_topograph, 8)));
+  CHECK(level_names(r.topology) == std::vector<std::string>{"cluster", "spine", "leaf", "node"});
+  r = import("x.yaml", list_of(node_yaml("n1", {{"topology.kubernetes.io/zone", "z"}}, 8)));
+  CHECK(level_names(r.topology) == std::vector<std::string>{"cluster", "zone", "node"});
+  r = import("x.yaml", list_of(node_yaml("n1", {}, 8)));
+  CHECK(level_names(r.topology) == std::vector<std::string>{"cluster", "node"});
+  CHECK(r.warnings.at(0).message ==
+        "no --levels and no known topology labels on the nodes: the nodes form one flat level");
+}
+
 TEST_CASE("k8s-nodes: a single Node, JSON, and labels of other levels named after their keys") {
   std::string node = R"({"apiVersion": "v1", "kind": "Node",
     "metadata": {"name": "node-1", "labels": {"example.com/topology-rack": "a", "kubernetes.io/hostname": "host-1"}},
@@ -279,6 +294,8 @@ TEST_CASE("k8s-nodes errors name the file, line and column") {
         "nodes.yaml:15:11: node 'n1' is listed twice (first at nodes.yaml:7:11)\n");
   CHECK(import_error(list_of("- kind: Node\n  metadata: {name: n1}\n  spec: {unschedulable: maybe}\n")) ==
         "nodes.yaml:6:25: 'spec.unschedulable' is 'maybe'; it must be true or false\n");
+  CHECK(import_error(list_of(node_yaml("n1", {{"nvidia.com/gpu.clique", "a/b[0]"}}, 8))) ==
+        "nodes.yaml:9:30: label nvidia.com/gpu.clique is 'a/b[0]', not a label value\n");
   CHECK_THAT(import_error("items: [\n"), Catch::StartsWith("nodes.yaml:2:1: invalid YAML"));
   CHECK(import_error("") == "the input holds no Node\n");
 

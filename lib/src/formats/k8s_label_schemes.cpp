@@ -2,9 +2,10 @@
 // shared/reference/schedulers.md section 5):
 //  [topograph]  NVIDIA/topograph docs/reference/node-labels.md @ e2b62507
 //               (v1.1): fabric.topograph.run/tier-N, "tier 0 is the switch
-//               closest to the node", no fixed depth; before v1 the keys were
-//               network.topology.nvidia.com/{core,spine,leaf} (and
-//               /accelerator), docs/engines/k8s.md of v0.x.
+//               closest to the node", no fixed depth; before v1.0 the keys
+//               were network.topology.nvidia.com/{core,spine,leaf} (v0.3-0.5)
+//               and /{datacenter,spine,block} (v0.1-0.2), plus /accelerator
+//               (docs/engines/k8s.md at those tags).
 //  [gke]        "Schedule GKE workloads with Topology Aware Scheduling"
 //               (cloud.google.com/ai-hypercomputer/docs/workloads/
 //               schedule-gke-workloads-tas): cloud.google.com/gce-topology-
@@ -44,8 +45,12 @@ LabelScheme default_label_scheme(const std::function<bool(std::string_view)>& ha
     if (!s.levels.empty()) return s;
   }
   const std::vector<std::pair<std::string, std::vector<std::string>>> schemes = {
-      {"Topograph (before v1)",
-       {"network.topology.nvidia.com/core", "network.topology.nvidia.com/spine", "network.topology.nvidia.com/leaf"}},
+      // 0.3-0.5 named the tiers core/spine/leaf, 0.1-0.2 datacenter/spine/block
+      // (topograph commit 3abaae8 "rename backend switch tiers"); a cluster
+      // carries one generation.
+      {"Topograph 0.x",
+       {"network.topology.nvidia.com/core", "network.topology.nvidia.com/datacenter",
+        "network.topology.nvidia.com/spine", "network.topology.nvidia.com/leaf", "network.topology.nvidia.com/block"}},
       // The -host label names a physical host, which holds one node on the
       // accelerator machine types: as a level it would only repeat the nodes.
       {"GKE", {"cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-subblock"}},

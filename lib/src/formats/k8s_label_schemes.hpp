@@ -30,7 +30,7 @@ struct LabelScheme {
 };
 
 /// The default levels when --levels is not given: the first scheme (Topograph,
-/// Topograph before v1, GKE, EKS, then topology.kubernetes.io region/zone) of
+/// Topograph 0.x, GKE, EKS, then topology.kubernetes.io region/zone) of
 /// which some node carries a label, keeping only the keys some node carries.
 /// `has_label(key)` says whether any node carries `key`. An empty scheme (no
 /// levels) when none applies.

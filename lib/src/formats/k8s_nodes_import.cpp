@@ -196,6 +196,11 @@ class NodeReader {
         r.labels[*key] = {value, yaml::where(file_, entry.second.IsNull() ? entry.first : entry.second)};
       }
     }
+    // Values that become names in the topology must be label values, as the
+    // API server ensures; a hand-edited file may hold anything.
+    for (std::string_view key : {kNvidiaCliqueLabel, kNvidiaProductLabel, kAmdProductLabel})
+      if (const Label* l = r.label(key); l && !is_label_value(l->value))
+        sink_.error(l->where, fmt::format("label {} is '{}', not a label value", key, l->value));
     r.hostname = r.name;
     if (const Label* host = r.label(kHostnameLabel)) {
       if (host->value.empty() || !is_label_value(host->value))
