@@ -133,6 +133,19 @@ TEST_CASE("kueue: names become label values, distinct among siblings, determinis
   CHECK(a != b);
 }
 
+TEST_CASE("kueue: a derived key never repeats a key another level carries") {
+  TopologyBuilder b("t", {"cluster", "row", "rack", "node"});
+  DomainId row = b.add_domain(b.root(), "row1");
+  b.set_domain_labels(row, {{"topoplan.io/rack", "row1"}});
+  DomainId rack = b.add_domain(row, "rack1");
+  DomainId host = b.add_domain(rack, "n");
+  b.set_hostname(host, "h");
+  b.add_device(host, DeviceKind::gpu, "gpu0", {});
+  DiagnosticSink sink;
+  std::vector<YAML::Node> docs = YAML::LoadAll(kueue(b.finish(sink)));
+  CHECK(node_labels(docs[0]) == std::vector<std::string>{"topoplan.io/rack", "topoplan.io/rack-2", "kubernetes.io/hostname"});
+}
+
 TEST_CASE("kueue: hostnames that are no node names and --level are errors") {
   Topology t = two_racks("r1", "r2", "Host_2");
   CHECK_THROWS_WITH(kueue(t), "hostname 'Host_2' is not a Kubernetes node name (a lower-case DNS subdomain), so "

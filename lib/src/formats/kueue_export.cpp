@@ -74,7 +74,11 @@ std::vector<LevelLabels> level_labels(const Topology& t) {
         for (const auto& [key, value] : t.labels(t.domain(d).labels))
           if (key == level.key) level.value.push_back(value);
     } else {
-      level.key = std::string(kPrefix) + derived_keys.claim(to_label_value(t.levels()[l].name), t.levels()[l].name);
+      const std::string& name = t.levels()[l].name;
+      level.key = std::string(kPrefix) + derived_keys.claim(to_label_value(name), name);
+      // A level above may carry this very key already.
+      for (int n = 2; used.count(level.key); ++n)
+        level.key = std::string(kPrefix) + derived_keys.claim(to_label_value(fmt::format("{}-{}", name, n)), name);
       // Children of one parent are contiguous, so one name pool per parent.
       UniqueNames siblings;
       DomainId parent = kNone;
@@ -83,8 +87,8 @@ std::vector<LevelLabels> level_labels(const Topology& t) {
           parent = t.domain(d).parent;
           siblings = UniqueNames();
         }
-        std::string name(l == 0 ? std::string_view(t.name()) : t.str(t.domain(d).name));
-        level.value.push_back(siblings.claim(to_label_value(name), t.domain_path(d)));
+        std::string local(l == 0 ? std::string_view(t.name()) : t.str(t.domain(d).name));
+        level.value.push_back(siblings.claim(to_label_value(local), t.domain_path(d)));
       }
     }
     used.insert(level.key);
