@@ -1,0 +1,1 @@
+export inputs/k8s-hostnames.yaml --to kueue

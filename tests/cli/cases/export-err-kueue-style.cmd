@@ -1,0 +1,1 @@
+export dgx-h100 --to kueue --style json
