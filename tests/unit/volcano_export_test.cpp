@@ -2,8 +2,8 @@
 // the hosts upwards, valid and unique names.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 
 #include <yaml-cpp/yaml.h>
@@ -88,10 +88,15 @@ TEST_CASE("volcano: names are DNS-1123 labels, unique, and empty domains are lef
   Topology t = b.finish(sink);
   auto h = hypernodes(volcano(t));
   CHECK(h.size() == 1 + 2 + 3);
-  std::regex dns1123("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  // A DNS-1123 label: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters.
+  // (No <regex>: GCC 12 warns falsely inside it under the sanitizers.)
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
   for (const auto& [name, node] : h) {
+    CHECK(!name.empty());
     CHECK(name.size() <= 63);
-    CHECK(std::regex_match(name, dns1123));
+    CHECK(alnum(name.front()));
+    CHECK(alnum(name.back()));
+    CHECK(std::all_of(name.begin(), name.end(), [&](char c) { return alnum(c) || c == '-'; }));
   }
   CHECK(h.count("big-cluster"));
   CHECK(h.count("row-a"));
