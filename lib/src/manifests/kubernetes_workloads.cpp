@@ -429,7 +429,7 @@ void WorkloadReader::read_trainjob(const YAML::Node& doc) {
 
 std::optional<LevelRequest> WorkloadReader::network_topology(const YAML::Node& nt, bool& hard) {
   hard = true;
-  if (!r_.map_or_absent(nt, "networkTopology")) return std::nullopt;
+  if (!nt.IsDefined() || nt.IsNull() || !r_.map_or_absent(nt, "networkTopology")) return std::nullopt;
   if (auto mode = r_.string(child(nt, "mode"), "mode")) {
     if (*mode == "soft")
       hard = false;
