@@ -9,6 +9,7 @@
 #include "topoplan/cost/cost_model.hpp"
 #include "topoplan/cost/cost_report.hpp"
 #include "topoplan/cost/rank_set.hpp"
+#include "topoplan/placement/plan_io.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan::cli {
@@ -22,6 +23,9 @@ struct CostOptions {
   std::string sweep;
   std::string devices;
   std::optional<long long> first;
+  std::string plan;
+  std::string job;
+  std::optional<long long> replica;
   std::string algorithm = "auto";
   Format format = Format::text;
 };
@@ -42,6 +46,31 @@ Algorithm algorithm_argument(const std::string& text) {
                        " (auto, ring, tree, nvls, nvlstree, hierarchical, p2p)");
 }
 
+// The devices of one replica of a job in a plan (written by `plan -o` or by
+// hand), in the plan's rank order.
+std::vector<DeviceId> job_ranks(const Topology& topology, const CostOptions& o) {
+  if (o.job.empty()) throw InputError({"--plan", 0, 0}, "--plan needs --job NAME to say whose devices to price");
+  Plan plan = parse_plan_yaml(read_input(o.plan), o.plan, topology);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < plan.jobs.size(); ++i) {
+    if (plan.jobs[i].name != o.job) {
+      names.push_back(plan.jobs[i].name);
+      continue;
+    }
+    const JobPlacement& p = plan.placements[i];
+    if (!p.placed || p.replicas.empty())
+      throw InputError(plan.jobs[i].where, "job '" + o.job + "' is not placed in this plan");
+    long long replica = o.replica.value_or(0);
+    if (replica < 0 || static_cast<std::size_t>(replica) >= p.replicas.size())
+      throw InputError({"--replica", 0, 0}, "job '" + o.job + "' has replicas 0 to " +
+                                                std::to_string(p.replicas.size() - 1) + ", not " +
+                                                std::to_string(replica));
+    return p.replicas[static_cast<std::size_t>(replica)];
+  }
+  std::string hint = did_you_mean(o.job, names);
+  throw InputError({o.plan, 0, 0}, "no job '" + o.job + "' in the plan" + (hint.empty() ? "" : "; " + hint));
+}
+
 int run_cost(const CostOptions& o) {
   const Collective op = collective_argument(o.collective);
   const Algorithm algorithm = algorithm_argument(o.algorithm);
@@ -56,12 +85,17 @@ int run_cost(const CostOptions& o) {
   if (o.first && *o.first < 1) throw InputError({"--first", 0, 0}, "must be at least 1");
 
   Topology topology = load_topology_argument(o.topology);
-  // Ranks come from --first or --devices; a --plan/--job selector will add a
-  // third source here once plans exist. The model only sees the vector.
-  RankSelection selection;
-  selection.devices = o.devices;
-  if (o.first) selection.first = static_cast<std::uint64_t>(*o.first);
-  const std::vector<DeviceId> ranks = select_ranks(topology, selection);
+  // Ranks come from --first, --devices or a job of a plan; the model only
+  // sees the vector.
+  std::vector<DeviceId> ranks;
+  if (!o.plan.empty()) {
+    ranks = job_ranks(topology, o);
+  } else {
+    RankSelection selection;
+    selection.devices = o.devices;
+    if (o.first) selection.first = static_cast<std::uint64_t>(*o.first);
+    ranks = select_ranks(topology, selection);
+  }
 
   CostModel model(topology);
   CollectiveQuery query{ranks, op, bytes, algorithm};
@@ -94,18 +128,27 @@ Action setup_cost(CLI::App& command) {
   command.add_option("--sweep", o->sweep, "sizes FROM:TO in powers of two, as nccl-tests -b FROM -e TO -f 2");
   command.add_option("--devices,-d", o->devices,
                      "ranks in order: accelerators (HOST/gpuK), hostnames or domains, hostlist brackets allowed");
-  command.add_option("--first,-n", o->first, "the first N accelerators of the topology");
+  auto* first = command.add_option("--first,-n", o->first, "the first N accelerators of the topology");
+  auto* plan = command.add_option("--plan", o->plan, "a plan (from 'topoplan plan -o PLAN' or by hand) ...")
+                   ->option_text("PLAN");
+  command.add_option("--job", o->job, "... and the job in it whose devices are the ranks")->option_text("NAME");
+  command.add_option("--replica", o->replica, "which replica of a multi-replica job (default 0)")->option_text("K");
+  plan->excludes(first);
+  command.get_option("--devices")->excludes(plan)->excludes(first);
   command.add_option("--algorithm,-a", o->algorithm,
                      "auto (fastest the hardware supports), ring, tree, nvls, nvlstree, hierarchical or p2p");
   add_format_option(command, o->format);
   command.footer(
       "Prints the time, algbw and busbw (nccl-tests definitions), the algorithm and protocol,\n"
-      "the bottleneck and the traffic per tier. Without --devices or --first, all accelerators.\n"
+      "the bottleneck and the traffic per tier. Without --devices, --first or --plan, all\n"
+      "accelerators.\n"
       "The model is described in topoplan-cost(7).\n\n"
       "Examples:\n"
       "  topoplan cost gb200-nvl72 --collective allreduce --size 1G --first 72\n"
       "  topoplan cost dgx-h100:nodes=2 -c alltoall -s 256MiB --devices 'h100-0000[0-1]'\n"
-      "  topoplan cost dgx-h100:nodes=1 -c allreduce --sweep 1K:16G --format json");
+      "  topoplan cost dgx-h100:nodes=1 -c allreduce --sweep 1K:16G --format json\n"
+      "  topoplan plan gb200-nvl72:racks=8 samples/jobs-nvl72.yaml -o plan.yaml\n"
+      "  topoplan cost gb200-nvl72:racks=8 -c allreduce -s 1G --plan plan.yaml --job pretrain-405b");
   return [o]() { return run_cost(*o); };
 }
 

@@ -16,9 +16,14 @@
 namespace {
 
 constexpr const char* kFooter = R"(Examples:
-  topoplan topology list
-  topoplan topology show gb200-nvl72:racks=4
-  topoplan render dgx-h100:nodes=4 --level node -o cluster.svg
+  topoplan topology show gb200-nvl72:racks=8
+  topoplan plan gb200-nvl72:racks=8 samples/jobs-nvl72.yaml -o plan.yaml
+  topoplan cost gb200-nvl72:racks=8 -c allreduce -s 1G --plan plan.yaml --job pretrain-405b
+  topoplan compare gb200-nvl72:racks=8 samples/jobs-nvl72.yaml
+  topoplan render gb200-nvl72:racks=8 --level rack -o cluster.svg
+
+Run 'topoplan COMMAND --help' for a command's options; manuals: topoplan(1),
+topoplan-topology(5), topoplan-jobs(5), topoplan-formats(5), topoplan-cost(7).
 
 TOPO is a built-in topology (see 'topoplan topology list'), optionally with
 parameters (NAME:key=value,...), or a topology file (see topoplan-topology(5)).
@@ -41,6 +46,8 @@ int usage_error(const CLI::App& app, const CLI::ParseError& e) {
   bool wants_command = !where->get_subcommands({}).empty();
   if (!remaining.empty() && wants_command && remaining.front().rfind('-', 0) != 0)
     message = "unknown command '" + remaining.front() + "'";
+  else if (!remaining.empty() && wants_command)
+    message = "unknown option '" + remaining.front() + "'";
   if (!remaining.empty()) {
     std::vector<std::string> names;
     for (const CLI::App* sub : where->get_subcommands({})) names.push_back(sub->get_name());

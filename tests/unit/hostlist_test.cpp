@@ -1,6 +1,7 @@
 #include "topoplan/io/hostlist.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 using namespace topoplan;
 
@@ -36,6 +37,44 @@ TEST_CASE("compression round-trips and finds ranges") {
   CHECK(expand_hostlist(compressed).names == names);
   std::vector<std::string> unpadded{"n9", "n10", "n11", "n012"};
   CHECK(expand_hostlist(compress_hostlist(unpadded)).names == unpadded);
+}
+
+TEST_CASE("compression merges every number position and keeps the order") {
+  std::vector<std::string> names;
+  for (int r = 4; r <= 6; ++r)
+    for (int n = 0; n < 18; ++n)
+      for (int g = 0; g < 4; ++g) names.push_back(fmt::format("r{:04}-n{:02}/gpu{}", r, n, g));
+  CHECK(compress_hostlist(names) == "r[0004-0006]-n[00-17]/gpu[0-3]");
+  CHECK(expand_hostlist(compress_hostlist(names)).names == names);
+  // A hole or a reordering must not be papered over.
+  std::vector<std::string> holey = names;
+  holey.erase(holey.begin() + 5);
+  CHECK(expand_hostlist(compress_hostlist(holey)).names == holey);
+  std::vector<std::string> shuffled{"a1-b2", "a1-b1", "a0-b2", "a0-b1", "a0-b1", "c", "a7"};
+  CHECK(expand_hostlist(compress_hostlist(shuffled)).names == shuffled);
+  CHECK(compress_hostlist({"gpu0", "gpu1", "nic0", "nic1"}) == "gpu[0-1],nic[0-1]");
+  CHECK(compress_hostlist({}) == "");
+}
+
+TEST_CASE("compression round-trips arbitrary name lists") {
+  // Deterministic pseudo-random lists over a small alphabet, so that merges,
+  // padding and duplicates all occur.
+  std::uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1103515245u + 12345u, (seed >> 16) & 0x7fff; };
+  const char* parts[] = {"n", "0", "01", "9", "10", "-", "/gpu", "x", "007"};
+  for (int round = 0; round < 500; ++round) {
+    std::vector<std::string> names;
+    std::size_t count = next() % 12;
+    for (std::size_t i = 0; i < count; ++i) {
+      std::string name;
+      std::size_t len = 1 + next() % 5;
+      for (std::size_t p = 0; p < len; ++p) name += parts[next() % 9];
+      names.push_back(name);
+    }
+    std::string c = compress_hostlist(names);
+    INFO(c);
+    CHECK(expand_hostlist(c).names == names);
+  }
 }
 
 TEST_CASE("name patterns glob with hostlist brackets") {

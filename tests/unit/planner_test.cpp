@@ -161,7 +161,16 @@ TEST_CASE("unknown levels in jobs are input errors with the job's position") {
 TEST_CASE("a plan survives writing and reading back") {
   Topology t = preset("gb200-nvl72:racks=2");
   Plan p = plan(t, R"(jobs:
-  - {name: train, gpus: 100, parallelism: {tp: 4, dp: 25}, required: su}
+  - name: train
+    gpus: 100
+    parallelism: {tp: 4, dp: 25}
+    required: su
+    workload: {parameters: 70B, precision: fp8, sharded: true, activation_bytes: 64MiB, layers: 80,
+               micro_batches: 8, gradient_bytes: 3GiB}
+  - name: moe
+    gpus: 8
+    parallelism: {tp: 1, dp: 8, ep: 8}
+    workload: {parameters: 47B, expert_bytes: 32MiB, moe_layers: 32}
   - {name: svc, kind: inference, replicas: 2, gpus_per_replica: 4, spread: rack, tenant: web}
   - {name: no, gpus: 1000}
 )");
@@ -172,15 +181,27 @@ TEST_CASE("a plan survives writing and reading back") {
     else
       write_plan_yaml(out, t, p);
     Plan back = parse_plan_yaml(out.str(), "plan", t);
-    REQUIRE(back.jobs.size() == 3);
-    for (std::size_t j = 0; j < 3; ++j) {
+    REQUIRE(back.jobs.size() == 4);
+    for (std::size_t j = 0; j < 4; ++j) {
       CHECK(back.jobs[j].name == p.jobs[j].name);
       CHECK(back.placements[j].placed == p.placements[j].placed);
       CHECK(back.placements[j].replicas == p.placements[j].replicas);
+      // The workload comes back whole, so a read plan prices the same.
+      const JobWorkload &a = back.jobs[j].workload, &b = p.jobs[j].workload;
+      CHECK(a.parameters == b.parameters);
+      CHECK(a.bytes_per_parameter == b.bytes_per_parameter);
+      CHECK(a.gradient_bytes == b.gradient_bytes);
+      CHECK(a.sharded == b.sharded);
+      CHECK(a.activation_bytes == b.activation_bytes);
+      CHECK(a.layers == b.layers);
+      CHECK(a.micro_batches == b.micro_batches);
+      CHECK(a.expert_bytes == b.expert_bytes);
+      CHECK(a.moe_layers == b.moe_layers);
     }
     CHECK(back.jobs[0].parallelism.tp == 4);
-    CHECK(back.jobs[1].spread == std::optional<std::string>("rack"));
-    CHECK(back.jobs[1].tenant == "web");
+    CHECK(back.jobs[0].workload.bytes_per_parameter == 1);
+    CHECK(back.jobs[2].spread == std::optional<std::string>("rack"));
+    CHECK(back.jobs[2].tenant == "web");
   }
 }
 

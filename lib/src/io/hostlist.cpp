@@ -137,64 +137,102 @@ HostlistExpansion expand_hostlist(std::string_view list, std::size_t limit) {
   return result;
 }
 
+// Compression works on names cut into text and numbers ("r0004-n07/gpu3" is
+// r, 0004, -n, 07, /gpu, 3). From the last number to the first, consecutive
+// names equal in everything but that number merge, their values joining one
+// bracket list. Since a hostlist expands its leftmost bracket outermost, a
+// merge at position k of names already equal to the right of k expands to
+// exactly the names it replaces, in their order: "r0004-n[00-17]/gpu[0-3]".
 std::string compress_hostlist(const std::vector<std::string>& names) {
-  struct Parsed {
-    std::string_view prefix;
-    std::string_view digits;  // empty when the name has no usable trailing number
-    std::uint64_t value = 0;
+  struct Token {
+    std::string text;                  // literal text, or empty for a number
+    std::vector<std::string> numbers;  // the number's values (digits), in order
   };
-  std::vector<Parsed> parsed(names.size());
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    std::string_view name = names[k];
-    std::size_t end = name.size();
-    while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
-    Parsed& p = parsed[k];
-    p.prefix = name.substr(0, end);
-    p.digits = name.substr(end);
-    if (!parse_number(p.digits, p.value) || p.prefix.find_first_of("[],") != std::string_view::npos)
-      p.digits = {};
+  using Name = std::vector<Token>;
+  std::vector<Name> items;
+  items.reserve(names.size());
+  std::size_t max_numbers = 0;
+  for (const std::string& name : names) {
+    Name tokens;
+    std::size_t numbers = 0;
+    for (std::size_t i = 0; i < name.size();) {
+      std::size_t j = i;
+      bool digit = name[i] >= '0' && name[i] <= '9';
+      while (j < name.size() && (name[j] >= '0' && name[j] <= '9') == digit) ++j;
+      std::uint64_t value = 0;
+      if (digit && parse_number(std::string_view(name).substr(i, j - i), value)) {
+        tokens.push_back({"", {name.substr(i, j - i)}});
+        ++numbers;
+      } else if (!tokens.empty() && !tokens.back().text.empty()) {
+        tokens.back().text += name.substr(i, j - i);
+      } else {
+        tokens.push_back({name.substr(i, j - i), {}});
+      }
+      i = j;
+    }
+    // Names that already hold list syntax stay as they are.
+    if (name.find_first_of("[],") != std::string::npos) tokens = {{name, {}}};
+    max_numbers = std::max(max_numbers, numbers);
+    items.push_back(std::move(tokens));
   }
-  auto padded = [](std::string_view d) { return d.size() > 1 && d[0] == '0'; };
-  // Whether `next` can extend a range starting at `start` and ending at `last`
-  // so that expand_hostlist gives the same names back.
-  auto extends = [&](const Parsed& start, const Parsed& last, const Parsed& next) {
-    if (next.value != last.value + 1) return false;
-    return padded(start.digits) ? next.digits.size() == start.digits.size() : !padded(next.digits);
+  // Equal except at token `k` (which must be a number in both).
+  auto mergeable = [](const Name& a, const Name& b, std::size_t k) {
+    if (a.size() != b.size() || k >= a.size() || !a[k].text.empty() || !b[k].text.empty()) return false;
+    for (std::size_t t = 0; t < a.size(); ++t)
+      if (t != k && (a[t].text != b[t].text || a[t].numbers != b[t].numbers)) return false;
+    return true;
   };
+  for (std::size_t n = max_numbers; n-- > 0;) {
+    std::vector<Name> merged;
+    merged.reserve(items.size());
+    for (Name& item : items) {
+      // Token index of the n-th number of this item.
+      std::size_t k = 0, seen = 0;
+      for (; k < item.size(); ++k)
+        if (item[k].text.empty() && seen++ == n) break;
+      if (!merged.empty() && k < item.size() && mergeable(merged.back(), item, k)) {
+        for (std::string& v : item[k].numbers) merged.back()[k].numbers.push_back(std::move(v));
+      } else {
+        merged.push_back(std::move(item));
+      }
+    }
+    items = std::move(merged);
+  }
 
+  auto padded = [](std::string_view d) { return d.size() > 1 && d[0] == '0'; };
+  auto value = [](std::string_view d) {
+    std::uint64_t v = 0;
+    parse_number(d, v);
+    return v;
+  };
   std::string out;
-  std::size_t i = 0;
-  while (i < names.size()) {
+  for (const Name& item : items) {
     if (!out.empty()) out += ',';
-    if (parsed[i].digits.empty()) {
-      out += names[i++];
-      continue;
-    }
-    std::size_t j = i;
-    std::vector<std::pair<std::size_t, std::size_t>> ranges;  // [first, last] indices
-    while (j < names.size() && !parsed[j].digits.empty() && parsed[j].prefix == parsed[i].prefix) {
-      if (!ranges.empty() && extends(parsed[ranges.back().first], parsed[ranges.back().second], parsed[j]))
-        ranges.back().second = j;
-      else
-        ranges.emplace_back(j, j);
-      ++j;
-    }
-    if (j - i == 1) {
-      out += names[i];
-    } else {
-      out += parsed[i].prefix;
+    for (const Token& token : item) {
+      if (!token.text.empty()) {
+        out += token.text;
+        continue;
+      }
+      const std::vector<std::string>& v = token.numbers;
+      if (v.size() == 1) {
+        out += v[0];
+        continue;
+      }
+      // Runs of consecutive values become ranges when expand_hostlist gives
+      // the same digits back (a range keeps its first bound's padding).
       out += '[';
-      for (std::size_t r = 0; r < ranges.size(); ++r) {
-        if (r) out += ',';
-        out += parsed[ranges[r].first].digits;
-        if (ranges[r].second != ranges[r].first) {
-          out += '-';
-          out += parsed[ranges[r].second].digits;
-        }
+      for (std::size_t i = 0; i < v.size();) {
+        std::size_t j = i;
+        while (j + 1 < v.size() && value(v[j + 1]) == value(v[j]) + 1 &&
+               (padded(v[i]) ? v[j + 1].size() == v[i].size() : !padded(v[j + 1])))
+          ++j;
+        if (i) out += ',';
+        out += v[i];
+        if (j > i) out += '-' + v[j];
+        i = j + 1;
       }
       out += ']';
     }
-    i = j;
   }
   return out;
 }

@@ -96,12 +96,12 @@ std::vector<std::uint32_t> lexicographic_ranks(const Topology& t) {
   return rank;
 }
 
-enum class Algorithm { best_fit, least_free_capacity };
+enum class FitAlgorithm { best_fit, least_free_capacity };
 
 // One run of Kueue's assignment for one PodSet.
 class Assignment {
  public:
-  Assignment(const Topology& t, const std::vector<std::uint32_t>& lex, Algorithm algorithm)
+  Assignment(const Topology& t, const std::vector<std::uint32_t>& lex, FitAlgorithm algorithm)
       : t_(t), lex_(lex), algorithm_(algorithm), pods_(t.domain_count(), 0) {}
 
   // Rule 1: pods per node, summed upwards.
@@ -125,7 +125,7 @@ class Assignment {
   void sort(std::vector<DomainId>& domains) const {
     std::sort(domains.begin(), domains.end(), [&](DomainId a, DomainId b) {
       if (pods_[a] != pods_[b])
-        return algorithm_ == Algorithm::best_fit ? pods_[a] > pods_[b] : pods_[a] < pods_[b];
+        return algorithm_ == FitAlgorithm::best_fit ? pods_[a] > pods_[b] : pods_[a] < pods_[b];
       if (lex_[a] != lex_[b]) return lex_[a] < lex_[b];
       return a < b;  // different levels never meet here; keeps the order total
     });
@@ -156,7 +156,7 @@ class Assignment {
     std::iota(sorted.begin(), sorted.end(), first);
     sort(sorted);
     if (sorted.empty()) return std::nullopt;
-    const bool bf = algorithm_ == Algorithm::best_fit;
+    const bool bf = algorithm_ == FitAlgorithm::best_fit;
     DomainId top = sorted.front();
     if (bf && pods_[top] >= needed) top = sorted[best_fit(sorted, 0, needed)];
     if (!bf) {
@@ -187,7 +187,7 @@ class Assignment {
     std::uint32_t remaining = count;
     for (std::size_t i = 0; i < domains.size(); ++i) {
       DomainId d = domains[i];
-      if (algorithm_ == Algorithm::best_fit && pods_[d] >= remaining) d = domains[best_fit(domains, i, remaining)];
+      if (algorithm_ == FitAlgorithm::best_fit && pods_[d] >= remaining) d = domains[best_fit(domains, i, remaining)];
       used.push_back(d);
       if (pods_[d] >= remaining) {
         pods_[d] = remaining;
@@ -215,7 +215,7 @@ class Assignment {
  private:
   const Topology& t_;
   const std::vector<std::uint32_t>& lex_;
-  Algorithm algorithm_;
+  FitAlgorithm algorithm_;
   std::vector<std::uint32_t> pods_;  // per domain: pods that fit, then pods assigned
 };
 
@@ -253,7 +253,7 @@ std::vector<std::uint32_t> KueuePolicy::place(const CapacityView& view, const Pl
   } else {
     unconstrained = true;
   }
-  Assignment run(t, lex, unconstrained ? Algorithm::least_free_capacity : Algorithm::best_fit);
+  Assignment run(t, lex, unconstrained ? FitAlgorithm::least_free_capacity : FitAlgorithm::best_fit);
   run.fill_counts(node_pods);
   std::optional<Assignment::Fit> fit = run.find_level(level, top_level, needed, required, unconstrained);
   if (!fit) return {};

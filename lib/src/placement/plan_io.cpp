@@ -1,3 +1,4 @@
+#include <cmath>
 #include "topoplan/placement/plan_io.hpp"
 
 #include <algorithm>
@@ -103,6 +104,30 @@ void write_job_spec(Writer& w, const Job& job) {
   if (!job.tenant.empty()) w.field("tenant", job.tenant);
   if (!job.accelerator_model.empty()) w.field("model", job.accelerator_model);
   if (job.exclusive && !job.nodes) w.field("exclusive", true);
+  // The workload goes along, so that evaluate, --occupied and cost --plan
+  // price a plan's jobs as the manifest described them.
+  const JobWorkload& wl = job.workload;
+  const JobWorkload defaults;
+  bool any = wl.parameters > 0 || wl.bytes_per_parameter != defaults.bytes_per_parameter || wl.gradient_bytes > 0 ||
+             wl.sharded || wl.activation_bytes > 0 || wl.layers || wl.micro_batches || wl.expert_bytes > 0 ||
+             wl.moe_layers;
+  if (!any) return;
+  auto whole = [](double v) { return static_cast<long long>(std::llround(v)); };
+  w.key("workload").begin_object();
+  if (wl.parameters > 0) w.field("parameters", whole(wl.parameters));
+  if (wl.bytes_per_parameter != defaults.bytes_per_parameter) {
+    const char* name = wl.bytes_per_parameter >= 4 ? "fp32" : wl.bytes_per_parameter >= 2 ? "bf16"
+                       : wl.bytes_per_parameter >= 1 ? "fp8" : "fp4";
+    w.field("precision", name);
+  }
+  if (wl.gradient_bytes > 0) w.field("gradient_bytes", whole(wl.gradient_bytes));
+  if (wl.sharded) w.field("sharded", true);
+  if (wl.activation_bytes > 0) w.field("activation_bytes", whole(wl.activation_bytes));
+  if (wl.layers) w.field("layers", static_cast<long long>(wl.layers));
+  if (wl.micro_batches) w.field("micro_batches", static_cast<long long>(wl.micro_batches));
+  if (wl.expert_bytes > 0) w.field("expert_bytes", whole(wl.expert_bytes));
+  if (wl.moe_layers) w.field("moe_layers", static_cast<long long>(wl.moe_layers));
+  w.end_object();
 }
 
 }  // namespace

@@ -1,0 +1,1 @@
+cost gb200-nvl72:racks=2 -c allreduce -s 256MiB --plan inputs/plan-hand.yaml --job b --format json
