@@ -399,3 +399,116 @@ TEST_CASE("the project's reference manifests all load") {
     CHECK_NOTHROW(read(s.str(), t, {{"cloud.google.com/gke-nodepool", "block"}}, f));
   }
 }
+
+TEST_CASE("priority classes: Kueue's label first, global default, undefined ones warn") {
+  Topology t = preset("gb200-nvl72:racks=1");
+  std::string classes = R"(apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: normal}
+value: 10
+globalDefault: true
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: urgent}
+value: 900
+)";
+  std::string jobs = R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: plain}
+spec: {template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: labelled
+  labels: {kueue.x-k8s.io/priority-class: urgent}
+spec: {template: {spec: {priorityClassName: normal, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: unknown}
+spec: {template: {spec: {priorityClassName: nope, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}
+)";
+  // Classes in one file apply to workloads in another.
+  ManifestJobs m = read_job_manifests({{jobs, "jobs.yaml"}, {classes, "classes.yaml"}}, t);
+  REQUIRE(m.jobs.size() == 3);
+  CHECK(m.jobs[0].priority == 10);
+  CHECK(m.jobs[0].priority_class == "normal");
+  CHECK(m.jobs[1].priority == 900);
+  CHECK(m.jobs[1].priority_class == "urgent");
+  CHECK(m.jobs[2].priority == 0);
+  REQUIRE(m.warnings.size() == 1);
+  CHECK(m.warnings[0].str().find("jobs.yaml:16:45: Job 'unknown': priority class 'nope' is not defined") == 0);
+}
+
+TEST_CASE("a requirement of only some pod sets is only preferred") {
+  Topology t = preset("gb200-nvl72:racks=4");
+  ManifestJobs m = read(R"(apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: pt}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      template:
+        metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: topoplan.io/rack}}
+        spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]}
+    Worker:
+      replicas: 2
+      template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]}}
+)",
+                        t);
+  REQUIRE(m.jobs.size() == 1);
+  CHECK_FALSE(m.jobs[0].required);
+  CHECK(m.jobs[0].preferred == "rack");
+  CHECK(m.warnings.size() == 1);
+}
+
+TEST_CASE("Deployments are services of one-pod replicas; huge requests are refused, not overflowed") {
+  Topology t = preset("gb200-nvl72:racks=1");
+  ManifestJobs m = read(R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 5
+  template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}
+)",
+                        t);
+  REQUIRE(m.jobs.size() == 1);
+  CHECK(m.jobs[0].kind == JobKind::inference);
+  CHECK(m.jobs[0].replicas == 5);
+  CHECK(m.jobs[0].per_replica == 1);
+
+  ManifestJobs huge = read(R"(apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: huge}
+spec:
+  replicas: 1000000
+  leaderWorkerTemplate:
+    size: 1000
+    workerTemplate: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}
+)",
+                           t);
+  CHECK(huge.jobs.empty());
+  CHECK(huge.rejections.size() == 1);
+  CHECK_THROWS_AS(read(job_yaml("        a: b\n", "{limits: {nvidia.com/gpu: 2}}", 2'000'000'000), t), InputError);
+  CHECK_THROWS_AS(read("#!/bin/sh\n#SBATCH -N 9999999 --ntasks-per-node=999999 --gpus-per-task=999999\n", t, {},
+                       "h.sh"),
+                  InputError);
+}
+
+TEST_CASE("reading is deterministic") {
+  Topology t = preset("gb200-nvl72:racks=4");
+  std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/tests/data/manifests/gpu-workloads.yaml");
+  std::ostringstream s;
+  s << in.rdbuf();
+  ManifestJobs a = read(s.str(), t);
+  ManifestJobs b = read(s.str(), t);
+  REQUIRE(a.jobs.size() == b.jobs.size());
+  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+    CHECK(a.jobs[i].name == b.jobs[i].name);
+    CHECK(a.jobs[i].per_replica == b.jobs[i].per_replica);
+    CHECK(a.jobs[i].required == b.jobs[i].required);
+  }
+  CHECK(messages(a.warnings) == messages(b.warnings));
+}

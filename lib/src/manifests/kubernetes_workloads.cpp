@@ -587,7 +587,6 @@ void read_kubernetes_documents(const std::vector<YAML::Node>& documents, const s
       {"apps", "Deployment"},     {"apps", "StatefulSet"},     {"", "Pod"}};
   Reader r(file, sink);
   WorkloadReader workloads(r, levels, classes, out);
-  std::size_t before = out.jobs.size() + out.rejections.size();
   bool any_workload = false;
   for (const YAML::Node& doc : documents) {
     if (!doc.IsDefined() || doc.IsNull()) continue;
@@ -612,7 +611,11 @@ void read_kubernetes_documents(const std::vector<YAML::Node>& documents, const s
       workloads.read(doc, group, *kind);
       continue;
     }
-    if (configuration_kinds().count(*kind)) continue;
+    if (configuration_kinds().count(*kind)) {
+      // A file of priority classes is there for the workloads of others.
+      if (*kind == "PriorityClass" || *kind == "WorkloadPriorityClass") any_workload = true;
+      continue;
+    }
     std::vector<std::string> names;
     for (const Kind& k : kWorkloads) names.emplace_back(k.kind);
     names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -625,7 +628,6 @@ void read_kubernetes_documents(const std::vector<YAML::Node>& documents, const s
   }
   if (!any_workload && sink.empty())
     out.warnings.push_back({{file, 0, 0}, "no workloads (only configuration documents); nothing to place"});
-  (void)before;
 }
 
 }  // namespace topoplan

@@ -328,7 +328,13 @@ void ScriptReader::finish(const SourceLocation& script) {
       auto per = number(*pn, "ntasks-per-node", 1, 1'000'000);
       if (per) tasks = *per * nodes.value_or(1);
     }
-    if (per_task && !total) total = *per_task * tasks.value_or(1);
+    if (per_task && !total) {
+      if (*per_task > 0 && tasks.value_or(1) > 100'000'000 / *per_task)
+        sink_.error(g->where, fmt::format("--gpus-per-task {} x {} tasks are more GPUs than topoplan plans", *per_task,
+                                          tasks.value_or(1)));
+      else
+        total = *per_task * tasks.value_or(1);
+    }
   }
   if (sink_.size() != errors) return;
 
