@@ -3,17 +3,17 @@
 #
 #   bench/slurm_agreement.sh [BUILD_DIR] [TOPO...]
 #
-# BUILD_DIR holds cli/topoplan and bench/topoplan_slurm_export (default:
-# build). TOPOs default to dgx-h100:nodes=64 (a 2-level switch tree: root and
+# BUILD_DIR holds cli/topoplan (default: build). TOPOs default to dgx-h100:nodes=64 (a 2-level switch tree: root and
 # two 32-node SU leaves), gb200-nvl72:racks=16 and gb200-nvl72:racks=20
 # (3-level trees: root, SUs of 8 racks, 18-node rack leaves; racks=20 has a
 # short third SU). Environment: STEPS (events per topology, default 200), SEED
 # (default 1), KEEP=1 keeps the work directory.
 #
-# For each topology it starts Debian's slurmctld (select/cons_tres,
+# For each topology it exports the topology with `topoplan export --to
+# slurm-tree` and starts Debian's slurmctld on it (select/cons_tres,
 # topology/tree, State=CLOUD nodes with power saving and no slurmd; recipe in
 # shared/reference/slurm-real.md) on loopback with private ports, munge socket,
-# state, pid and log files; exports the topology with topoplan_slurm_export;
+# state, pid and log files (tests/support/slurm_controller.sh);
 # powers every node up once with one all-node job (so that no node carries the
 # "needs boot" scheduling weight that separates never-used cloud nodes from
 # used ones); then runs a seeded sequence of events: submit
@@ -53,8 +53,9 @@
 # and Slurm takes all nodes of a lower weight before any of a higher one.
 # Hence ResumeRate=0, power_save_interval=1 and the wait for "waking nodes".
 #
-# Exit status: 0 when it ran (whatever the agreement), 77 when Slurm cannot be
-# installed or started here (skip), 1 on a harness failure.
+# Exit status: 0 when it ran (whatever the agreement), 77 when Slurm is not
+# installed and cannot be (not root) or munged cannot start without root
+# (skip), 1 on a harness failure.
 set -uo pipefail
 
 BUILD=${1:-build}
@@ -65,160 +66,30 @@ STEPS=${STEPS:-200}
 SEED=${SEED:-1}
 POLICIES=(slurm-22.05 slurm)
 TOPOPLAN=$BUILD/cli/topoplan
-EXPORT=$BUILD/bench/topoplan_slurm_export
 
 skip() { echo "slurm_agreement: skipped: $*" >&2; exit 77; }
 fail() { echo "slurm_agreement: error: $*" >&2; exit 1; }
 
-[[ -x $TOPOPLAN && -x $EXPORT ]] || fail "build $TOPOPLAN and $EXPORT first (ninja -C $BUILD)"
+[[ -x $TOPOPLAN ]] || fail "build $TOPOPLAN first (ninja -C $BUILD)"
 command -v jq >/dev/null || skip "jq is not installed"
-
-# --- Slurm and munge -------------------------------------------------------
-ctld_binary() {
-  # The slurm-wlm-emulator package points /usr/sbin/slurmctld at a build that
-  # refuses ordinary configs; the real one is slurmctld-wlm then.
-  if [[ -x /usr/sbin/slurmctld-wlm ]]; then echo /usr/sbin/slurmctld-wlm; else command -v slurmctld; fi
-}
-if [[ -z $(ctld_binary) ]] || ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
-  [[ $(id -u) -eq 0 ]] || skip "slurmctld, slurm-client and munge are not installed and installing them needs root"
-  echo "slurm_agreement: installing slurmctld slurm-client munge" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y slurmctld slurm-client munge >/dev/null 2>&1 ||
-    { DEBIAN_FRONTEND=noninteractive apt-get update >/dev/null 2>&1 &&
-      DEBIAN_FRONTEND=noninteractive apt-get install -y slurmctld slurm-client munge >/dev/null 2>&1; } ||
-    skip "apt-get install slurmctld slurm-client munge failed"
-fi
-CTLD=$(ctld_binary)
-[[ -n $CTLD ]] || skip "no slurmctld binary after installation"
+# shellcheck source=../tests/support/slurm_controller.sh
+source "$(dirname "$0")/../tests/support/slurm_controller.sh"
+slurm_require
+CTLD=$(slurm_ctld_binary)
 SLURM_VERSION=$("$CTLD" -V 2>/dev/null | awk '{print $2}')
 
 WORK=$(mktemp -d /tmp/slurm_agreement.XXXXXX) || fail "mktemp"
 chmod 755 "$WORK"
-CTLD_PID=
-MUNGE_PID=
+SLURM_WORK=$WORK
 cleanup() {
-  [[ -n $CTLD_PID ]] && kill "$CTLD_PID" 2>/dev/null && wait "$CTLD_PID" 2>/dev/null
-  [[ -n $MUNGE_PID ]] && kill "$MUNGE_PID" 2>/dev/null
+  slurm_cleanup
   if [[ ${KEEP:-0} == 1 ]]; then echo "slurm_agreement: work directory kept: $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
-# Private copies, so that a rebuild during the run does not disturb it.
-cp "$TOPOPLAN" "$WORK/topoplan" && cp "$EXPORT" "$WORK/topoplan_slurm_export" || fail "copying the binaries"
+# A private copy, so that a rebuild during the run does not disturb it.
+cp "$TOPOPLAN" "$WORK/topoplan" || fail "copying the binary"
 TOPOPLAN=$WORK/topoplan
-EXPORT=$WORK/topoplan_slurm_export
-
-# A private munged on a socket in the work directory (needs the munge user,
-# i.e. root); otherwise the system's munged if one is running.
-MUNGE_SOCKET=/run/munge/munge.socket.2
-if [[ $(id -u) -eq 0 ]] && id munge >/dev/null 2>&1 && [[ -r /etc/munge/munge.key ]]; then
-  mkdir -p "$WORK/munge" && chown munge:munge "$WORK/munge" && chmod 755 "$WORK/munge"
-  MUNGE_SOCKET=$WORK/munge/socket
-  runuser -u munge -- munged --socket="$MUNGE_SOCKET" --pid-file="$WORK/munge/pid" \
-    --log-file="$WORK/munge/log" --seed-file="$WORK/munge/seed" || skip "munged does not start"
-  for _ in $(seq 50); do [[ -s $WORK/munge/pid ]] && break; sleep 0.1; done
-  MUNGE_PID=$(cat "$WORK/munge/pid" 2>/dev/null)
-fi
-munge -n --socket="$MUNGE_SOCKET" >/dev/null 2>&1 || skip "no munged answers on $MUNGE_SOCKET"
-
-# A port P with P and P+1 free on loopback (controller, slurmd).
-free_port() {
-  local p
-  for _ in $(seq 100); do
-    p=$((20000 + RANDOM % 20000))
-    ss -Hltn "( sport = :$p or sport = :$((p + 1)) )" 2>/dev/null | grep -q . || { echo "$p"; return; }
-  done
-  echo 0
-}
-
-# start_ctld DIR: writes DIR/slurm.conf around DIR/nodes.conf and DIR/topology.conf
-# and starts the controller; sets CTLD_PID and exports SLURM_CONF.
-start_ctld() {
-  local dir=$1 port
-  port=$(free_port)
-  [[ $port != 0 ]] || fail "no free port"
-  mkdir -p "$dir/state" "$dir/spool"
-  # Loopback addresses: messages to the nodes fail at once instead of
-  # waiting for name resolution.
-  sed 's/$/ NodeAddr=127.0.0.1/' "$dir/nodes.conf" >"$dir/nodes-addr.conf"
-  cat >"$dir/slurm.conf" <<EOF
-ClusterName=topoplanbench
-SlurmctldHost=$(hostname -s)(127.0.0.1)
-SlurmctldPort=$port
-SlurmdPort=$((port + 1))
-SlurmUser=$(id -un)
-AuthType=auth/munge
-AuthInfo=socket=$MUNGE_SOCKET
-CredType=cred/munge
-StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
-SlurmctldPidFile=$dir/slurmctld.pid
-SlurmctldLogFile=$dir/slurmctld.log
-SlurmctldDebug=verbose
-MailProg=/bin/true
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-SchedulerType=sched/backfill
-SchedulerParameters=batch_sched_delay=0,sched_min_interval=0
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-TopologyPlugin=topology/tree
-TreeWidth=65533
-ReturnToService=2
-SuspendProgram=/bin/true
-ResumeProgram=/bin/true
-SuspendTime=60000
-ResumeTimeout=60000
-SuspendTimeout=60
-ResumeRate=0
-SuspendRate=0
-SlurmctldParameters=power_save_interval=1,power_save_min_interval=0
-DebugFlags=Power
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-Include $dir/nodes-addr.conf
-PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-EOF
-  export SLURM_CONF=$dir/slurm.conf
-  "$CTLD" -D -c -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 &
-  CTLD_PID=$!
-  for _ in $(seq 100); do
-    scontrol ping >/dev/null 2>&1 && return 0
-    kill -0 "$CTLD_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  tail -5 "$dir/slurmctld.out" >&2
-  skip "slurmctld does not start (see above)"
-}
-
-stop_ctld() {
-  [[ -n $CTLD_PID ]] || return
-  kill "$CTLD_PID" 2>/dev/null
-  wait "$CTLD_PID" 2>/dev/null
-  CTLD_PID=
-}
-
-# submit K: prints "JOBID|HOSTLIST" once the job is allocated, or "JOBID|" after 30 s.
-submit() {
-  local id state nodes
-  id=$(sbatch --parsable -N "$1" --exclusive -o /dev/null --wrap "sleep 1000") || fail "sbatch -N $1"
-  for _ in $(seq 600); do
-    IFS='|' read -r _ state nodes < <(squeue -h -j "$id" -o "%i|%T|%N")
-    case $state in
-      CONFIGURING | RUNNING) echo "$id|$nodes"; return ;;
-    esac
-    sleep 0.05
-  done
-  echo "$id|"
-}
-
-# cancel ID: scancel and wait until the job has left the queue.
-cancel() {
-  scancel "$1"
-  for _ in $(seq 200); do
-    [[ -z $(squeue -h -j "$1" -o %T 2>/dev/null) ]] && return
-    sleep 0.05
-  done
-}
+slurm_start_munge
 
 expand() { [[ -n $1 ]] && scontrol show hostnames "$1" | sort; }
 
@@ -238,8 +109,9 @@ run_topology() {
   local topo=$1 dir total leaf_size
   dir=$WORK/$(echo "$topo" | tr ':=,' '___')
   mkdir -p "$dir"
-  "$EXPORT" "$topo" "$dir" || fail "topoplan_slurm_export $topo"
-  total=$(wc -l <"$dir/nodes.conf")
+  "$TOPOPLAN" export "$topo" --to slurm-tree -o "$dir/topology.conf" || fail "topoplan export $topo --to slurm-tree"
+  slurm_leaves "$dir/topology.conf" >"$dir/leaves.txt"
+  total=$(wc -l <"$dir/leaves.txt")
   declare -A leaf_of=()
   while read -r host leaf; do leaf_of[$host]=$leaf; done <"$dir/leaves.txt"
   leaf_size=$(awk '{print $2}' "$dir/leaves.txt" | sort | uniq -c | sort -rn | awk 'NR==1{print $1}')
@@ -248,20 +120,20 @@ run_topology() {
   local sizes=(1 1 2 3 4 $((L / 4 > 0 ? L / 4 : 1)) $((L / 2 > 0 ? L / 2 : 1)) $((L > 1 ? L - 1 : 1)) "$L" $((L + 1))
     $((3 * L / 2)) $((2 * L)) $((3 * L)))
 
-  start_ctld "$dir"
+  slurm_start_ctld "$dir"
   # Power every node up once (see the header). Slurm clears a node's
   # "powered down" bit (and with it the boot weight) only when its power-save
   # thread wakes the node while the job is still CONFIGURING, so wait for
   # that before cancelling.
   local warm
-  warm=$(submit "$total")
+  warm=$(slurm_submit "$total")
   [[ ${warm#*|} != "" ]] || fail "the warm-up job over all $total nodes was not allocated"
   for _ in $(seq 300); do
     grep -q "waking nodes" "$dir/slurmctld.log" && break
     sleep 0.1
   done
   grep -q "waking nodes" "$dir/slurmctld.log" || fail "slurmctld did not wake the nodes of the warm-up job"
-  cancel "${warm%%|*}"
+  slurm_cancel "${warm%%|*}"
 
   local -a running_ids=() running_hosts=() running_k=()
   local free=$total step submitted=0
@@ -278,7 +150,7 @@ run_topology() {
     if ((${#running_ids[@]} > 0)) && ((coin < 30 || k > free)); then
       rand
       victim=$((R % ${#running_ids[@]}))
-      cancel "${running_ids[$victim]}"
+      slurm_cancel "${running_ids[$victim]}"
       echo "cancel ${running_ids[$victim]} (${running_k[$victim]} nodes)" >>"$dir/events.txt"
       free=$((free + running_k[victim]))
       running_ids=("${running_ids[@]:0:victim}" "${running_ids[@]:victim+1}")
@@ -294,7 +166,7 @@ run_topology() {
       echo "]"
     } >"$dir/occupied.yaml"
     local out id hosts
-    out=$(submit "$k")
+    out=$(slurm_submit "$k")
     id=${out%%|*}
     hosts=${out#*|}
     submitted=$((submitted + 1))
@@ -328,10 +200,10 @@ run_topology() {
       running_k+=("$k")
       free=$((free - k))
     else
-      cancel "$id"
+      slurm_cancel "$id"
     fi
   done
-  stop_ctld
+  slurm_stop_ctld
   for p in "${POLICIES[@]}"; do
     awk -v t="$topo" -v p="$p" -v n="$submitted" -v b="${placed[$p]:-0}" -v e="${exact[$p]:-0}" -v l="${leaves[$p]:-0}" \
       'BEGIN { d = n > 0 ? n : 1

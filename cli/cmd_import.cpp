@@ -33,6 +33,7 @@ struct ImportCommandOptions {
   std::string node_type;
   int gpus_per_node = 0;
   std::string fabric_link = "ib-ndr";
+  std::string slurm_topology;
 };
 
 int run_import(const ImportCommandOptions& o) {
@@ -45,6 +46,7 @@ int run_import(const ImportCommandOptions& o) {
   options.level_labels = o.levels;
   options.gpus_per_node = o.gpus_per_node;
   options.fabric_link = o.fabric_link;
+  options.slurm_topology = o.slurm_topology;
   if (!o.node_type.empty()) {
     node_type = load_topology_argument(o.node_type);
     options.node_type = &*node_type;
@@ -89,6 +91,9 @@ Action setup_import(CLI::App& command) {
       ->option_text("N");
   command.add_option("--fabric-link", o->fabric_link, "link type between hosts and switches (default: ib-ndr)")
       ->option_text("TYPE");
+  command.add_option("--slurm-topology", o->slurm_topology,
+                     "slurm: the topology of a topology.yaml to import (default: the cluster default, else the first)")
+      ->option_text("NAME");
   command.footer(kImportFooter);
   return [o]() { return run_import(*o); };
 }

@@ -10,7 +10,6 @@ namespace {
 }
 }  // namespace
 
-ImportResult import_slurm(std::span<const ImportSource>, const ImportOptions&) { pending("import from slurm"); }
 ImportResult import_k8s_nodes(std::span<const ImportSource>, const ImportOptions&) { pending("import from k8s-nodes"); }
 ImportResult import_nccl_xml(std::span<const ImportSource>, const ImportOptions&) { pending("import from nccl-xml"); }
 ImportResult import_nvidia_smi(std::span<const ImportSource>, const ImportOptions&) { pending("import from nvidia-smi"); }
@@ -18,9 +17,6 @@ ImportResult import_ibnetdiscover(std::span<const ImportSource>, const ImportOpt
   pending("import from ibnetdiscover");
 }
 
-std::string export_slurm_tree(const Topology&, const ExportOptions&) { pending("export to slurm-tree"); }
-std::string export_slurm_block(const Topology&, const ExportOptions&) { pending("export to slurm-block"); }
-std::string export_slurm_yaml(const Topology&, const ExportOptions&) { pending("export to slurm-yaml"); }
 std::string export_kueue(const Topology&, const ExportOptions&) { pending("export to kueue"); }
 std::string export_volcano(const Topology&, const ExportOptions&) { pending("export to volcano"); }
 

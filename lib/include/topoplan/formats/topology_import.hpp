@@ -37,6 +37,9 @@ struct ImportOptions {
   int gpus_per_node = 0;
   /// Link type between hosts and the switches the format describes.
   std::string fabric_link = "ib-ndr";
+  /// slurm: which topology of a topology.yaml to import; empty: the
+  /// cluster_default one, else the first.
+  std::string slurm_topology;
 };
 
 /// A warning about an input that still imported (a lossy format, a partial dump).

@@ -1,0 +1,1 @@
+export dgx-h100:nodes=96 --to slurm-block

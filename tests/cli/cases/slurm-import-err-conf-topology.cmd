@@ -1,0 +1,1 @@
+import --from slurm ../data/slurm/uneven-tree.conf --slurm-topology topo1

@@ -1,0 +1,1 @@
+import --from slurm ../data/slurm/errors-tree.conf

@@ -1,0 +1,1 @@
+import --from slurm ../data/slurm/uneven-tree.conf ../data/slurm/multi.yaml

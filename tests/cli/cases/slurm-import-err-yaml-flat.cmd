@@ -1,0 +1,1 @@
+import --from slurm ../data/slurm/multi.yaml --slurm-topology topo3

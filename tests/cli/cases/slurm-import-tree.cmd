@@ -1,0 +1,1 @@
+import --from slurm ../data/slurm/uneven-tree.conf --gpus-per-node 4
