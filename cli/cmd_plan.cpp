@@ -10,7 +10,7 @@
 #include "command.hpp"
 #include "topoplan/placement/comparison.hpp"
 #include "topoplan/placement/job_pricer.hpp"
-#include "topoplan/placement/jobs_yaml.hpp"
+#include "topoplan/manifests/job_manifest.hpp"
 #include "topoplan/placement/plan_io.hpp"
 #include "topoplan/placement/planner.hpp"
 #include "topoplan/support/json_writer.hpp"
@@ -29,6 +29,7 @@ struct PlanCommandOptions {
   std::string policies = "topo,kueue,slurm,naive";
   std::string occupied;
   std::string output;
+  std::vector<std::string> level_labels;
   PlanFormat format = PlanFormat::text;
 };
 
@@ -44,18 +45,30 @@ void add_plan_format(CLI::App& command, PlanFormat& format) {
       ->option_text("text|json|yaml");
 }
 
-std::vector<Job> load_jobs(const std::vector<std::string>& paths) {
-  std::vector<Job> all;
+void print_warning(const Diagnostic& d) { fmt::print(std::cerr, "topoplan: warning: {}\n", d.str()); }
+
+// JOBS in any format topoplan reads (native, Kubernetes, sbatch); what it
+// cannot honour is a warning on stderr. Jobs the scheduler itself would
+// refuse are left out: `check` reports them as problems, the others warn.
+ManifestJobs load_jobs(const std::vector<std::string>& paths, const Topology& topology, const PlanCommandOptions& o,
+                       bool rejections_are_problems = false) {
+  ManifestOptions options;
+  for (const std::string& l : o.level_labels) options.level_labels.push_back(parse_level_label(l));
+  std::vector<ManifestInput> inputs;
   DiagnosticSink sink;
   for (const std::string& path : paths) {
     try {
-      for (Job& job : parse_jobs_yaml(read_input(path), path)) all.push_back(std::move(job));
+      inputs.push_back({read_input(path), path});
     } catch (const InputError& e) {
       for (const Diagnostic& d : e.diagnostics()) sink.error(d.where, d.message);
     }
   }
   sink.throw_if_any();
-  return all;
+  ManifestJobs jobs = read_job_manifests(inputs, topology, options);
+  for (const Diagnostic& d : jobs.warnings) print_warning(d);
+  if (!rejections_are_problems)
+    for (const Diagnostic& d : jobs.rejections) print_warning({d.where, d.message + "; left out"});
+  return jobs;
 }
 
 std::string render_plan(const Topology& topology, const Plan& plan, PlanFormat format) {
@@ -81,7 +94,7 @@ int emit(const Topology& topology, const Plan& plan, const PlanCommandOptions& o
 
 int run_plan(const PlanCommandOptions& o) {
   Topology topology = load_topology_argument(o.topology);
-  std::vector<Job> jobs = load_jobs(o.jobs);
+  std::vector<Job> jobs = load_jobs(o.jobs, topology, o).jobs;
   PlanOptions options;
   options.policy = o.policy;
   options.topology_name = o.topology;
@@ -121,7 +134,7 @@ std::vector<std::string> split_policies(const std::string& list) {
 
 int run_compare(const PlanCommandOptions& o) {
   Topology topology = load_topology_argument(o.topology);
-  std::vector<Job> jobs = load_jobs(o.jobs);
+  std::vector<Job> jobs = load_jobs(o.jobs, topology, o).jobs;
   std::vector<std::string> policies = split_policies(o.policies);
   if (policies.empty()) throw InputError({}, "--policies needs at least one policy");
   PlanOptions options;
@@ -138,20 +151,22 @@ int run_compare(const PlanCommandOptions& o) {
 
 int run_check(const PlanCommandOptions& o) {
   Topology topology = load_topology_argument(o.topology);
-  std::vector<Job> jobs = load_jobs(o.jobs);
+  ManifestJobs manifest = load_jobs(o.jobs, topology, o, true);
+  std::vector<Job>& jobs = manifest.jobs;
   PlanOptions options;
   options.policy = o.policy;
   options.topology_name = o.topology;
   JobPricer pricer(topology);
   options.pricer = &pricer;
   Plan plan = plan_jobs(topology, jobs, options);
-  std::vector<Diagnostic> problems;
+  std::vector<Diagnostic> problems = manifest.rejections;
   for (std::size_t j = 0; j < plan.jobs.size(); ++j)
     for (const std::string& problem : check_placement(topology, plan, j))
       problems.push_back({plan.jobs[j].where, fmt::format("job '{}': {}", plan.jobs[j].name, problem)});
   if (o.format == PlanFormat::json) {
     JsonWriter j(std::cout);
     j.begin_object().field("ok", problems.empty()).field("jobs", plan.jobs.size()).field("placed", plan.summary.placed);
+    if (!manifest.rejections.empty()) j.field("rejected", manifest.rejections.size());
     j.key("problems").begin_array();
     for (const Diagnostic& d : problems)
       j.begin_object().field("file", d.where.file).field("line", d.where.line).field("column", d.where.column).field(
@@ -159,8 +174,11 @@ int run_check(const PlanCommandOptions& o) {
     j.end_array().end_object();
   } else {
     for (const Diagnostic& d : problems) fmt::print(std::cout, "{}\n", d.str());
-    fmt::print(std::cout, "{}: {} of {} jobs placed, {} problem{}\n", problems.empty() ? "ok" : "FAIL",
-               plan.summary.placed, plan.jobs.size(), problems.size(), problems.size() == 1 ? "" : "s");
+    std::string rejected = manifest.rejections.empty()
+                               ? ""
+                               : fmt::format(" ({} rejected as the scheduler would)", manifest.rejections.size());
+    fmt::print(std::cout, "{}: {} of {} jobs placed{}, {} problem{}\n", problems.empty() ? "ok" : "FAIL",
+               plan.summary.placed, plan.jobs.size(), rejected, problems.size(), problems.size() == 1 ? "" : "s");
   }
   return problems.empty() ? kSuccess : kNegative;
 }
@@ -169,12 +187,22 @@ void add_topology(CLI::App& command, PlanCommandOptions& o) {
   command.add_option("TOPO", o.topology, "built-in name (with :key=value parameters) or topology file")->required();
 }
 
+void add_level_labels(CLI::App& command, PlanCommandOptions& o) {
+  command.add_option("--level-label", o.level_labels,
+                     "LABEL=LEVEL: Kubernetes node label LABEL names topology level LEVEL (repeatable)")
+      ->option_text("LABEL=LEVEL");
+}
+
 }  // namespace
 
 Action setup_plan(CLI::App& command) {
   auto o = std::make_shared<PlanCommandOptions>();
   add_topology(command, *o);
-  command.add_option("JOBS", o->jobs, "job manifests (see topoplan-jobs(5)); '-' reads stdin")->required();
+  command.add_option("JOBS", o->jobs,
+                     "job manifests: topoplan's (topoplan-jobs(5)), Kubernetes workloads or sbatch scripts "
+                     "(topoplan-formats(5)); '-' reads stdin")
+      ->required();
+  add_level_labels(command, *o);
   command.add_option("--policy", o->policy, "placement policy: topo (default), kueue, slurm, naive");
   command.add_option("--occupied", o->occupied, "a plan whose accelerators are already taken");
   command.add_option("-o,--output", o->output, "also write the plan to FILE (.json for JSON, else YAML)");
@@ -182,6 +210,10 @@ Action setup_plan(CLI::App& command) {
   command.footer(
       "Jobs are placed by priority (higher first), then in file order. A job that does\n"
       "not fit is listed with the reason and, where one exists, what would work.\n\n"
+      "JOBS may also be Kubernetes workloads (Job, JobSet, LeaderWorkerSet, PyTorchJob,\n"
+      "MPIJob, TrainJob, Volcano Job, ...) with Kueue, Volcano or KAI topology requests,\n"
+      "or Slurm batch scripts (#SBATCH -N, --gpus-per-node, --segment, --switches);\n"
+      "node labels name levels through --level-label or the rules in topoplan-formats(5).\n\n"
       "Example:\n  topoplan plan gb200-nvl72:racks=4 samples/jobs-nvl72.yaml -o plan.yaml");
   return [o]() { return run_plan(*o); };
 }
@@ -199,7 +231,8 @@ Action setup_evaluate(CLI::App& command) {
 Action setup_compare(CLI::App& command) {
   auto o = std::make_shared<PlanCommandOptions>();
   add_topology(command, *o);
-  command.add_option("JOBS", o->jobs, "job manifests")->required();
+  command.add_option("JOBS", o->jobs, "job manifests (topoplan, Kubernetes or sbatch)")->required();
+  add_level_labels(command, *o);
   command.add_option("--policies", o->policies, "comma-separated policies (default topo,kueue,slurm,naive)");
   add_plan_format(command, o->format);
   return [o]() { return run_compare(*o); };
@@ -208,11 +241,13 @@ Action setup_compare(CLI::App& command) {
 Action setup_check(CLI::App& command) {
   auto o = std::make_shared<PlanCommandOptions>();
   add_topology(command, *o);
-  command.add_option("JOBS", o->jobs, "job manifests to gate")->required();
+  command.add_option("JOBS", o->jobs, "job manifests to gate (topoplan, Kubernetes or sbatch)")->required();
+  add_level_labels(command, *o);
   command.add_option("--policy", o->policy, "placement policy (default topo)");
   add_plan_format(command, o->format);
   command.footer("Exit status: 0 when every job places and every constraint holds, 1 otherwise\n"
-                 "(one line per problem), 2 for unreadable input.");
+                 "(one line per problem, also for what Kueue, Volcano or sbatch would reject),\n"
+                 "2 for unreadable input.");
   return [o]() { return run_check(*o); };
 }
 

@@ -1,0 +1,231 @@
+#include "workload.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace topoplan {
+
+std::uint32_t typical_node_accelerators(const Topology& topology) {
+  std::map<std::uint32_t, std::uint32_t> sizes;
+  auto [first, last] = topology.domains_at(topology.host_level());
+  for (DomainId n = first; n < last; ++n)
+    if (topology.domain(n).accelerator_count() > 0) ++sizes[topology.domain(n).accelerator_count()];
+  std::uint32_t best = 0;
+  std::uint32_t best_count = 0;
+  for (auto [size, count] : sizes)
+    if (count > best_count) {
+      best = size;
+      best_count = count;
+    }
+  return best;
+}
+
+std::uint32_t largest_node_accelerators(const Topology& topology) {
+  std::uint32_t best = 0;
+  auto [first, last] = topology.domains_at(topology.host_level());
+  for (DomainId n = first; n < last; ++n) best = std::max(best, topology.domain(n).accelerator_count());
+  return best;
+}
+
+namespace {
+
+constexpr std::uint64_t kMaxAccelerators = 100'000'000;
+
+struct Builder {
+  const WorkloadSpec& w;
+  const LevelMap& levels;
+  ManifestJobs& out;
+
+  std::string prefix() const { return fmt::format("{} '{}'", w.what, w.name); }
+  void warn(const SourceLocation& where, const std::string& message) {
+    out.warnings.push_back({where, fmt::format("{}: {}", prefix(), message)});
+  }
+  void reject(const SourceLocation& where, const std::string& message) {
+    out.rejections.push_back({where, fmt::format("{}: {}", prefix(), message)});
+  }
+  std::string level(LevelIndex l) const { return levels.level_name(l); }
+};
+
+// Both must hold for the same pods: the finer level implies the coarser.
+std::optional<LevelRequest> finer(const std::optional<LevelRequest>& a, const std::optional<LevelRequest>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return a->level >= b->level ? a : b;
+}
+
+}  // namespace
+
+std::optional<Job> to_job(const WorkloadSpec& w, const LevelMap& levels, ManifestJobs& out) {
+  Builder b{w, levels, out};
+  if (!w.rejections.empty()) {
+    out.rejections.insert(out.rejections.end(), w.rejections.begin(), w.rejections.end());
+    return std::nullopt;
+  }
+  const Topology& t = levels.topology();
+  const std::uint32_t node_size = typical_node_accelerators(t);
+  const std::uint32_t largest = largest_node_accelerators(t);
+
+  // Pods without accelerators (an MPI launcher, a CPU-only leader) take none
+  // when others do; when no pod asks for any, each pod stands for one
+  // accelerator so that the shape of the request is kept.
+  std::vector<PodSet> sets;
+  for (const PodSet& s : w.pod_sets)
+    if (s.accelerators > 0 && s.pods > 0) sets.push_back(s);
+  bool counted_pods = false;
+  if (sets.empty()) {
+    for (const PodSet& s : w.pod_sets)
+      if (s.pods > 0) sets.push_back(s);
+    if (sets.empty()) {
+      b.warn(w.where, "runs no pods; nothing to place");
+      return std::nullopt;
+    }
+    if (!w.whole_nodes) {
+      std::uint64_t pods = 0;
+      for (PodSet& s : sets) {
+        s.accelerators = 1;
+        pods += s.pods;
+      }
+      counted_pods = true;
+      b.warn(w.where, fmt::format("no pod asks for nvidia.com/gpu or amd.com/gpu; each of its {} pod{} counts as one "
+                                  "accelerator",
+                                  pods, pods == 1 ? "" : "s"));
+    }
+  }
+  for (const PodSet& s : sets)
+    if (!counted_pods && s.accelerators > largest) {
+      b.reject(s.where, fmt::format("{} {} accelerators per {}, but the largest node of topology '{}' has {}; it can "
+                                    "never be scheduled",
+                                    w.count_pods ? fmt::format("the pods of '{}' ask for", s.name)
+                                                 : std::string("it asks for"),
+                                    s.accelerators, w.count_pods ? "pod" : "node", t.name(), largest));
+      return std::nullopt;
+    }
+
+  // One accelerator count per pod for the whole group keeps every pod in one
+  // node (as the tensor-parallel granule); mixed sizes lose that.
+  std::uint32_t per_pod = sets.front().accelerators;
+  for (const PodSet& s : sets)
+    if (s.accelerators != per_pod) per_pod = 0;
+  std::uint64_t pods = 0;
+  std::uint64_t accelerators = 0;
+  for (const PodSet& s : sets) {
+    pods += s.pods;
+    accelerators += s.pods * s.accelerators;
+  }
+  bool whole = w.whole_nodes || (!counted_pods && per_pod > 0 && per_pod == node_size);
+
+  // Topology: what every pod set asks for holds for the group only when they
+  // all ask; one pod set's request is then only preferred.
+  std::optional<LevelRequest> required;
+  std::optional<LevelRequest> preferred = w.preferred;
+  bool all_required = true;
+  for (const PodSet& s : sets) {
+    if (!s.required) {
+      all_required = false;
+      continue;
+    }
+    if (!required || s.required->level < required->level) required = s.required;
+  }
+  if (required && !all_required) {
+    b.warn(required->where, fmt::format("topoplan places the pod sets of a workload together; only some of them "
+                                        "require one {}, so it is only preferred",
+                                        b.level(required->level)));
+    preferred = finer(preferred, required);
+    required.reset();
+  }
+  for (const PodSet& s : sets) preferred = finer(preferred, s.preferred);
+  required = finer(required, w.required);
+
+  Job job;
+  job.name = w.name;
+  job.kind = w.kind;
+  job.where = w.where;
+  job.queue = w.queue;
+  job.priority_class = w.priority_class;
+  job.priority = w.priority;
+  job.accelerator_model = w.model;
+  std::uint64_t replicas = w.groups;
+  std::uint64_t pods_per_replica = pods;
+  std::uint64_t per_replica = accelerators;
+
+  // Slices (Kueue podset-slice-*, Volcano partitions, KAI segments, Slurm
+  // --segment) become replicas, each required in one domain of the slice level.
+  const PodSet* sliced = nullptr;
+  for (const PodSet& s : sets)
+    if (s.slice) sliced = &s;
+  if (sliced && (sets.size() > 1 || w.groups > 1)) {
+    b.warn(sliced->slice->where, fmt::format("{}: slices are planned only for a workload of one pod set; ignored",
+                                             sliced->slice->source));
+  } else if (sliced) {
+    const PodSet& s = *sliced;
+    if (s.slice_size == 0 || s.pods % s.slice_size != 0) {
+      b.reject(s.slice->where, fmt::format("{}: slice size {} does not divide the {} pods of '{}'", s.slice->source,
+                                           s.slice_size, s.pods, s.name));
+      return std::nullopt;
+    }
+    if (required && s.slice->level < required->level) {
+      b.reject(s.slice->where, fmt::format("{}: slices of one {} cannot sit inside one {} ({})", s.slice->source,
+                                           b.level(s.slice->level), b.level(required->level), required->source));
+      return std::nullopt;
+    }
+    if (required && required->level > 0 && required->level != s.slice->level)
+      b.warn(required->where, fmt::format("{}: topoplan keeps each slice in one {} but cannot also keep all slices "
+                                          "in one {}",
+                                          required->source, b.level(s.slice->level), b.level(required->level)));
+    if (preferred)
+      b.warn(preferred->where, fmt::format("{}: not honoured for sliced workloads; each slice is placed as tightly as "
+                                           "it can be",
+                                           preferred->source));
+    replicas = s.pods / s.slice_size;
+    pods_per_replica = s.slice_size;
+    per_replica = s.slice_size * s.accelerators;
+    required = s.slice;
+    preferred.reset();
+  }
+  if (w.exclusive) {
+    required = finer(required, w.exclusive);
+    if (replicas > 1) job.spread = b.level(w.exclusive->level);
+    b.warn(w.exclusive->where, fmt::format("{}: each group gets its own {}, but topoplan does not keep other jobs out "
+                                           "of it",
+                                           w.exclusive->source, b.level(w.exclusive->level)));
+  }
+  if (whole) per_replica = pods_per_replica * std::max(1u, node_size);
+  if (replicas == 0 || replicas > 1'000'000 || per_replica == 0 || per_replica * replicas > kMaxAccelerators) {
+    b.reject(w.where, fmt::format("{} accelerators in {} group{} are more than topoplan plans", per_replica * replicas,
+                                  replicas, replicas == 1 ? "" : "s"));
+    return std::nullopt;
+  }
+  job.replicas = static_cast<std::uint32_t>(replicas);
+  if (whole) {
+    // Whole nodes: a Kubernetes pod that takes all of a node's GPUs, or a
+    // Slurm job that gets its nodes to itself. Counted in the topology's
+    // typical node size, so the planner asks for that many nodes.
+    job.exclusive = true;
+    if (replicas == 1 && !sliced) {
+      job.nodes = static_cast<std::uint32_t>(pods_per_replica);
+    } else {
+      job.per_replica = static_cast<std::uint32_t>(per_replica);
+      job.parallelism.dp = job.per_replica;
+    }
+  } else {
+    job.per_replica = static_cast<std::uint32_t>(per_replica);
+    if (per_pod > 1 && node_size % per_pod == 0) {
+      job.parallelism.tp = per_pod;
+      job.parallelism.dp = job.per_replica / per_pod;
+    } else {
+      job.parallelism.dp = job.per_replica;
+      if (per_pod > 1)
+        b.warn(w.where, fmt::format("pods of {} accelerators do not divide nodes of {}; topoplan may split a pod "
+                                    "across nodes",
+                                    per_pod, node_size));
+    }
+  }
+  if (required && required->level > 0) job.required = b.level(required->level);
+  if (preferred && (!required || preferred->level > required->level)) job.preferred = b.level(preferred->level);
+  if (job.spread && job.required && *job.spread != *job.required) job.spread.reset();
+  return job;
+}
+
+}  // namespace topoplan

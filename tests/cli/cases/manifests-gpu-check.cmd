@@ -1,0 +1,1 @@
+check gb200-nvl72:racks=4 ../data/manifests/gpu-workloads.yaml

@@ -1,0 +1,1 @@
+plan gb200-nvl72:racks=4 ../data/manifests/gpu-workloads.yaml --format json
