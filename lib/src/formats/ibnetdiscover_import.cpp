@@ -43,6 +43,7 @@
 
 #include <fmt/format.h>
 
+#include "support/disjoint_sets.hpp"
 #include "format_functions.hpp"
 #include "import_support.hpp"
 #include "topoplan/formats/node_type.hpp"
@@ -101,23 +102,6 @@ std::string link_type_of(std::string_view token) {
     }
   return {};
 }
-
-class DisjointSets {
- public:
-  explicit DisjointSets(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
-  std::size_t find(std::size_t x) {
-    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
-    return x;
-  }
-  void join(std::size_t a, std::size_t b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
-  }
-
- private:
-  std::vector<std::size_t> parent_;
-};
 
 class Importer {
  public:
@@ -481,7 +465,7 @@ class Importer {
   // switchless parent group of its own (ids from nodes_.size() on), so every
   // group has a parent up to the top tier.
   void group_switches() {
-    DisjointSets sets(nodes_.size());
+    DisjointSets<> sets(nodes_.size());
     bool multi_rail = false;
     for (const auto& [host, hcas] : hosts_) {
       std::size_t first_leaf = kNoNode;

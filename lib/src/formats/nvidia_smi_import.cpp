@@ -37,6 +37,7 @@
 
 #include <fmt/format.h>
 
+#include "support/disjoint_sets.hpp"
 #include "format_functions.hpp"
 #include "import_support.hpp"
 
@@ -73,25 +74,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
-
-class DisjointSets {
- public:
-  explicit DisjointSets(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
-  std::size_t find(std::size_t x) {
-    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
-    return x;
-  }
-  // The smaller index stays the representative, so groups are numbered by
-  // their first member.
-  void join(std::size_t a, std::size_t b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
-  }
-
- private:
-  std::vector<std::size_t> parent_;
-};
 
 class Importer {
  public:
@@ -303,7 +285,7 @@ class Importer {
       warn(fmt::format("{} device pairs differ between their two rows; the first device's row is used", asymmetric));
 
     // CPUs.
-    DisjointSets numa(n);
+    DisjointSets<> numa(n);
     for (std::size_t a = 0; a < n; ++a)
       for (std::size_t b = a + 1; b < n; ++b) {
         Relation r = relation(a, b).relation;
@@ -312,7 +294,7 @@ class Importer {
         if (is_gpu(a) && is_gpu(b) && !key(a).empty() && key(a) == key(b)) numa.join(a, b);
       }
     // NVLink groups and the generation guess.
-    DisjointSets nv(n);
+    DisjointSets<> nv(n);
     for (std::size_t a = 0; a < n; ++a)
       for (std::size_t b = a + 1; b < n; ++b)
         if (relation(a, b).relation == Relation::nvlink) nv.join(a, b);

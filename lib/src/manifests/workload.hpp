@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "topoplan/model/node_size.hpp"
 #include "level_map.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
 
@@ -56,8 +57,5 @@ struct WorkloadSpec {
 /// `out.rejections`) when the scheduler would refuse it or it can never run.
 std::optional<Job> to_job(const WorkloadSpec& w, const LevelMap& levels, ManifestJobs& out);
 
-/// Accelerators of the most common node, and of the largest.
-std::uint32_t typical_node_accelerators(const Topology& topology);
-std::uint32_t largest_node_accelerators(const Topology& topology);
 
 }  // namespace topoplan

@@ -3,23 +3,11 @@
 #include <algorithm>
 #include <numeric>
 
+#include "support/disjoint_sets.hpp"
+
 namespace topoplan {
 
 namespace {
-
-struct UnionFind {
-  std::vector<std::uint32_t> parent;
-  explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0u); }
-  std::uint32_t find(std::uint32_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void unite(std::uint32_t a, std::uint32_t b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);
-  }
-};
 
 bool scale_up_device(DeviceKind kind) { return is_accelerator(kind) || kind == DeviceKind::nvswitch; }
 
@@ -28,12 +16,12 @@ bool scale_up_device(DeviceKind kind) { return is_accelerator(kind) || kind == D
 ScaleUpIslands find_scale_up_islands(const Topology& topology) {
   ScaleUpIslands out;
   const std::size_t n = topology.device_count();
-  UnionFind uf(n);
+  DisjointSets<std::uint32_t> uf(n);
   std::vector<bool> linked(n, false);
   for (const Link& link : topology.links()) {
     if (!is_scale_up(topology.link_type(link).family)) continue;
     if (!scale_up_device(topology.device(link.a).kind) || !scale_up_device(topology.device(link.b).kind)) continue;
-    uf.unite(link.a, link.b);
+    uf.join(link.a, link.b);
     linked[link.a] = linked[link.b] = true;
   }
   auto accels = topology.accelerators();

@@ -1,5 +1,7 @@
 #include "topoplan/placement/planner.hpp"
 
+#include "topoplan/model/node_size.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -36,22 +38,6 @@ std::optional<LevelIndex> resolve_level(const Topology& t, const std::optional<s
                                           hint));
 }
 
-// The most common number of accelerators per node (the node size whole-node
-// requests are counted in).
-std::uint32_t typical_node_size(const Topology& t) {
-  std::map<std::uint32_t, std::uint32_t> sizes;
-  auto [first, last] = t.domains_at(t.host_level());
-  for (DomainId n = first; n < last; ++n)
-    if (t.domain(n).accelerator_count() > 0) ++sizes[t.domain(n).accelerator_count()];
-  std::uint32_t best = 0;
-  std::uint32_t best_count = 0;
-  for (auto [size, count] : sizes)
-    if (count > best_count) {
-      best = size;
-      best_count = count;
-    }
-  return best;
-}
 
 bool model_matches(const Topology& t, const Job& job, DeviceId device) {
   if (job.accelerator_model.empty()) return true;
@@ -75,7 +61,7 @@ struct Resolved {
 class Planner {
  public:
   Planner(const Topology& t, const PlanOptions& options)
-      : t_(t), options_(options), occupancy_(t), node_size_(typical_node_size(t)) {
+      : t_(t), options_(options), occupancy_(t), node_size_(typical_node_accelerators(t)) {
     policy_ = make_policy(options.policy, t);
   }
 
