@@ -203,9 +203,10 @@ Action setup_plan(CLI::App& command) {
                      "(topoplan-formats(5)); '-' reads stdin")
       ->required();
   add_level_labels(command, *o);
-  command.add_option("--policy", o->policy, "placement policy: topo (default), kueue, slurm, naive");
-  command.add_option("--occupied", o->occupied, "a plan whose accelerators are already taken");
-  command.add_option("-o,--output", o->output, "also write the plan to FILE (.json for JSON, else YAML)");
+  command.add_option("--policy", o->policy, "placement policy (default topo; see below)")->option_text("P");
+  command.add_option("--occupied", o->occupied, "a plan whose accelerators are already taken")->option_text("PLAN");
+  command.add_option("-o,--output", o->output, "also write the plan to FILE (.json for JSON, else YAML)")
+      ->option_text("FILE");
   add_plan_format(command, o->format);
   command.footer(
       "Jobs are placed by priority (higher first), then in file order. A job that does\n"
@@ -214,7 +215,17 @@ Action setup_plan(CLI::App& command) {
       "MPIJob, TrainJob, Volcano Job, ...) with Kueue, Volcano or KAI topology requests,\n"
       "or Slurm batch scripts (#SBATCH -N, --gpus-per-node, --segment, --switches);\n"
       "node labels name levels through --level-label or the rules in topoplan-formats(5).\n\n"
-      "Example:\n  topoplan plan gb200-nvl72:racks=4 samples/jobs-nvl72.yaml -o plan.yaml");
+      "Policies (rules and sources in topoplan(1)):\n"
+      "  topo         ours: candidates priced by the cost model, the one that keeps\n"
+      "               large islands whole among those within 2% of the cheapest\n"
+      "  kueue        Kueue topology-aware scheduling (BestFit / LeastFreeCapacity)\n"
+      "  slurm        Slurm topology/tree with cons_tres, 24.05.3 and later\n"
+      "  slurm-22.05  the same as Slurm 22.05 to 24.05.2 decides\n"
+      "  naive        first fit in accelerator order, topology ignored\n\n"
+      "Examples:\n"
+      "  topoplan plan gb200-nvl72:racks=8 samples/jobs-nvl72.yaml -o plan.yaml\n"
+      "  topoplan plan gb200-nvl72:racks=8 samples/k8s-gb200-workloads.yaml --format json\n"
+      "  topoplan plan gb200-nvl72:racks=8 more-jobs.yaml --occupied plan.yaml");
   return [o]() { return run_plan(*o); };
 }
 
@@ -233,8 +244,15 @@ Action setup_compare(CLI::App& command) {
   add_topology(command, *o);
   command.add_option("JOBS", o->jobs, "job manifests (topoplan, Kubernetes or sbatch)")->required();
   add_level_labels(command, *o);
-  command.add_option("--policies", o->policies, "comma-separated policies (default topo,kueue,slurm,naive)");
+  command.add_option("--policies", o->policies, "comma-separated policies (default topo,kueue,slurm,naive)")
+      ->option_text("P,P,...");
   add_plan_format(command, o->format);
+  command.footer(
+      "One table: per job and policy the estimated communication time per step (with\n"
+      "the other jobs sharing links) and the domains it spans per level; then the\n"
+      "total, the jobs placed, and the largest free island each policy leaves per level.\n"
+      "Policies: topo, kueue, slurm, slurm-22.05, naive (see 'topoplan plan --help').\n\n"
+      "Example:\n  topoplan compare dgx-h100:nodes=128 samples/jobs-superpod.yaml --policies topo,kueue");
   return [o]() { return run_compare(*o); };
 }
 
@@ -243,11 +261,12 @@ Action setup_check(CLI::App& command) {
   add_topology(command, *o);
   command.add_option("JOBS", o->jobs, "job manifests to gate (topoplan, Kubernetes or sbatch)")->required();
   add_level_labels(command, *o);
-  command.add_option("--policy", o->policy, "placement policy (default topo)");
+  command.add_option("--policy", o->policy, "placement policy (default topo)")->option_text("P");
   add_plan_format(command, o->format);
   command.footer("Exit status: 0 when every job places and every constraint holds, 1 otherwise\n"
                  "(one line per problem, also for what Kueue, Volcano or sbatch would reject),\n"
-                 "2 for unreadable input.");
+                 "2 for unreadable input.\n\n"
+                 "Example:\n  topoplan check gb200-nvl72:racks=8 samples/k8s-gb200-workloads.yaml --format json");
   return [o]() { return run_check(*o); };
 }
 
