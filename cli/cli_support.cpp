@@ -77,4 +77,11 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   }
 }
 
+void write_output(const std::string& path, const std::string& content) {
+  if (path.empty() || path == "-")
+    std::cout << content << std::flush;
+  else
+    write_file_atomically(path, content);
+}
+
 }  // namespace topoplan::cli

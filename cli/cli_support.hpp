@@ -30,4 +30,8 @@ Topology load_topology_argument(const std::string& argument);
 /// and a rename, so a failure never leaves a half-written file behind.
 void write_file_atomically(const std::string& path, const std::string& content);
 
+/// Writes `content` to stdout when `path` is empty or `-`, else atomically
+/// to the file (the -o convention of every command that writes one result).
+void write_output(const std::string& path, const std::string& content);
+
 }  // namespace topoplan::cli

@@ -28,10 +28,7 @@ int run_export(const ExportCommandOptions& o) {
   const ExportFormat* format = find_export_format(o.to);  // CLI11 checked the name
   Topology topology = load_topology_argument(o.topology);
   std::string text = format->run(topology, o.options);
-  if (o.output.empty() || o.output == "-")
-    std::cout << text;
-  else
-    write_file_atomically(o.output, text);
+  write_output(o.output, text);
   return kSuccess;
 }
 

@@ -59,10 +59,7 @@ int run_import(const ImportCommandOptions& o) {
   for (const ImportSource& s : sources) inputs += (inputs.empty() ? "" : ", ") + s.path;
   write.comments.push_back(fmt::format("Imported by topoplan from {} ({}).", inputs, format->name));
   std::string text = write_topology_yaml(result.topology, write);
-  if (o.output.empty() || o.output == "-")
-    std::cout << text;
-  else
-    write_file_atomically(o.output, text);
+  write_output(o.output, text);
   return kSuccess;
 }
 
