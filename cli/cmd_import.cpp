@@ -20,6 +20,7 @@ constexpr const char* kImportFooter = R"(Examples:
   kubectl get nodes -o json | topoplan import --from k8s-nodes - \
       --levels cloud.google.com/gce-topology-block,cloud.google.com/gce-topology-subblock
   topoplan import --from nccl-xml node-topo.xml -o node.yaml
+  topoplan import --from topograph nvl72.yaml --node-type gb200-nvl72 -o cluster.yaml
 
 The result is a topology in topoplan's format (topoplan-topology(5)) on stdout
 or in FILE; warnings about what the input could not say go to stderr.)";

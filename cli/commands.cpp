@@ -12,7 +12,7 @@ constexpr Command kCommands[] = {
     {"evaluate", "price and check a given plan", setup_evaluate},
     {"compare", "plan the same jobs with several policies side by side", setup_compare},
     {"check", "CI gate: exit 0 when every job places and every constraint holds", setup_check},
-    {"import", "turn Slurm, Kubernetes, NCCL, nvidia-smi or ibnetdiscover files into a topology", setup_import},
+    {"import", "turn Slurm, Kubernetes, NCCL, nvidia-smi, ibnetdiscover or Topograph files into a topology", setup_import},
     {"export", "write a topology as Slurm, Kueue or Volcano files", setup_export},
 };
 

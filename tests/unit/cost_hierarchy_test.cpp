@@ -5,19 +5,18 @@
 
 #include <catch2/catch.hpp>
 
+#include "test_presets.hpp"
+
 #include "cost_test_topologies.hpp"
 #include "topoplan/cost/cost_report.hpp"
 #include "topoplan/cost/rank_set.hpp"
 #include "topoplan/io/topology_source.hpp"
 
 using namespace topoplan;
+using topoplan::test::preset;
 using namespace cost_test;
 
 namespace {
-
-Topology preset(const std::string& name) {
-  return load_topology(name, [](const std::string&) { return std::optional<std::string>(); });
-}
 
 std::vector<DeviceId> named(const Topology& t, const std::string& list) {
   RankSelection s;

@@ -4,18 +4,17 @@
 
 #include <catch2/catch.hpp>
 
+#include "test_presets.hpp"
+
 #include <fstream>
 #include <sstream>
 
 #include "topoplan/io/topology_source.hpp"
 
 using namespace topoplan;
+using topoplan::test::preset;
 
 namespace {
-
-Topology preset(const std::string& arg) {
-  return load_topology(arg, [](const std::string&) { return std::optional<std::string>(); });
-}
 
 ManifestJobs read(const std::string& text, const Topology& t, const std::vector<LevelLabel>& labels = {},
                   const std::string& file = "m.yaml") {

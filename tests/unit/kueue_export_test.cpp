@@ -2,6 +2,8 @@
 // both styles; label keys carried by imported topologies; names made valid.
 #include <catch2/catch.hpp>
 
+#include "test_presets.hpp"
+
 #include <map>
 #include <set>
 
@@ -13,12 +15,9 @@
 #include "topoplan/model/topology_builder.hpp"
 
 using namespace topoplan;
+using topoplan::test::preset;
 
 namespace {
-
-Topology preset(const std::string& argument) {
-  return load_topology(argument, [](const std::string&) { return std::optional<std::string>(); });
-}
 
 std::string kueue(const Topology& t, std::string style = "") {
   ExportOptions o;

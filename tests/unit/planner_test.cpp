@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "test_presets.hpp"
+
 #include <set>
 #include <sstream>
 
@@ -10,12 +12,9 @@
 #include "topoplan/placement/plan_io.hpp"
 
 using namespace topoplan;
+using topoplan::test::preset;
 
 namespace {
-
-Topology preset(const std::string& arg) {
-  return load_topology(arg, [](const std::string&) { return std::optional<std::string>(); });
-}
 
 Plan plan(const Topology& t, const std::string& jobs, const std::string& policy = "topo") {
   PlanOptions o;

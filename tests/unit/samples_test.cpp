@@ -1,6 +1,7 @@
 // The samples that re-express NVIDIA Topograph's test models in our format
 // must describe the same switches, NVLink blocks, hostnames and labels as the
-// originals (tests/data/topograph, read here with yaml-cpp).
+// originals (tests/data/topograph, read here with yaml-cpp), and so must
+// `import --from topograph` of the originals.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -10,6 +11,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "test_presets.hpp"
+#include "topoplan/formats/topology_import.hpp"
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/io/topology_yaml.hpp"
 #include "topoplan/model/fabric.hpp"
@@ -50,8 +53,7 @@ std::map<std::string, std::set<std::string>> our_blocks(const Topology& t, Level
   return out;
 }
 
-void check_sample(const std::string& sample, const std::string& original, const std::string& block_level) {
-  Topology t = parse_topology_yaml(slurp(std::string(TOPOPLAN_SOURCE_DIR) + "/samples/" + sample), sample);
+void check_blocks(const Topology& t, const std::string& original, const std::string& block_level) {
   CHECK(validate_topology(t).empty());
   auto expected = topograph_blocks(std::string(TOPOPLAN_SOURCE_DIR) + "/tests/data/topograph/" + original);
   auto level = t.find_level(block_level);
@@ -62,6 +64,22 @@ void check_sample(const std::string& sample, const std::string& original, const 
   CHECK(islands.size.size() == expected.size());
   CHECK(islands.level == *level);
   CHECK(islands.level_is_island);
+}
+
+void check_sample(const std::string& sample, const std::string& original, const std::string& block_level) {
+  Topology t = parse_topology_yaml(slurp(std::string(TOPOPLAN_SOURCE_DIR) + "/samples/" + sample), sample);
+  check_blocks(t, original, block_level);
+  // The importer reads the original into the same blocks, hosts and levels.
+  Topology gb200 = test::preset("gb200-nvl72:racks=1");
+  ImportOptions o;
+  o.node_type = &gb200;
+  std::string path = std::string(TOPOPLAN_SOURCE_DIR) + "/tests/data/topograph/" + original;
+  ImportSource source{path, slurp(path)};
+  Topology imported = find_import_format("topograph")->run({&source, 1}, o).topology;
+  check_blocks(imported, original, block_level);
+  CHECK(imported.levels().size() == t.levels().size());
+  for (std::size_t l = 0; l < t.levels().size(); ++l)
+    CHECK(imported.domain_count_at(static_cast<LevelIndex>(l)) == t.domain_count_at(static_cast<LevelIndex>(l)));
 }
 
 }  // namespace

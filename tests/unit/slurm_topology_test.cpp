@@ -2,6 +2,8 @@
 // slurm_*.cpp), through the format registry as the command line uses them.
 #include <catch2/catch.hpp>
 
+#include "test_presets.hpp"
+
 #include "topoplan/model/fabric.hpp"
 #include "topoplan/model/topology_summary.hpp"
 
@@ -18,6 +20,7 @@
 #include "topoplan/io/topology_yaml.hpp"
 
 using namespace topoplan;
+using topoplan::test::preset;
 
 namespace {
 
@@ -40,10 +43,6 @@ ImportResult import_file(const std::string& name, const ImportOptions& options =
 
 std::string export_as(const Topology& t, const std::string& format, const ExportOptions& options = {}) {
   return find_export_format(format)->run(t, options);
-}
-
-Topology preset(const std::string& argument) {
-  return load_topology(argument, [](const std::string&) { return std::optional<std::string>(); });
 }
 
 // Every diagnostic of the InputError `f` throws, as `line:col: message`.
@@ -180,7 +179,7 @@ TEST_CASE("slurm import: every structural problem of a tree at once, with positi
                  "3:28: switch 'leaf1' has two parents: 'spine1' (line 2) and 'spine2'",
                  "5:24: node 'n4' is in two leaf switches: 'leaf1' and 'leaf2'",
                  "8:35: switch 'both' has both Switches= and Nodes=",
-                 "6:12: switches form a cycle, each listed in the Switches= of the next: loop1, loop2, loop1",
+                 "6:12: switches form a cycle, each listed among the child switches of the next: loop1, loop2, loop1",
              });
 }
 

@@ -14,6 +14,7 @@ ImportResult import_slurm(std::span<const ImportSource> sources, const ImportOpt
 ImportResult import_k8s_nodes(std::span<const ImportSource> sources, const ImportOptions& options);
 ImportResult import_nccl_xml(std::span<const ImportSource> sources, const ImportOptions& options);
 ImportResult import_nvidia_smi(std::span<const ImportSource> sources, const ImportOptions& options);
+ImportResult import_topograph(std::span<const ImportSource> sources, const ImportOptions& options);
 ImportResult import_ibnetdiscover(std::span<const ImportSource> sources, const ImportOptions& options);
 
 std::string export_slurm_tree(const Topology& topology, const ExportOptions& options);

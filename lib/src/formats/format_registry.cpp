@@ -14,6 +14,7 @@ constexpr ImportFormat kImportFormats[] = {
     {"nccl-xml", "NCCL/RCCL topology dump (NCCL_TOPO_DUMP_FILE): one node's insides", import_nccl_xml},
     {"nvidia-smi", "nvidia-smi topo -m matrix: one node's insides (lossy)", import_nvidia_smi},
     {"ibnetdiscover", "ibnetdiscover output: InfiniBand switches and hosts", import_ibnetdiscover},
+    {"topograph", "NVIDIA Topograph cluster model: switch tree and accelerator domains", import_topograph},
 };
 
 constexpr ExportFormat kExportFormats[] = {

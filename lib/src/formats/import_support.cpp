@@ -38,4 +38,24 @@ SingleNode single_node(const std::string& name) {
   return s;
 }
 
+DomainId common_ancestor(const TopologyBuilder& builder, DomainId x, DomainId y) {
+  while (builder.level_of(x) > builder.level_of(y)) x = builder.parent(x);
+  while (builder.level_of(y) > builder.level_of(x)) y = builder.parent(y);
+  while (x != y) {
+    x = builder.parent(x);
+    y = builder.parent(y);
+  }
+  return x;
+}
+
+void add_nvlink_partition(TopologyBuilder& builder, DomainId owner, const std::string& name,
+                          const std::vector<DeviceId>& gpus, std::uint32_t origin) {
+  constexpr int kLinksPerGpu = 18;  // NVLink 5, hardware.md 5.1
+  static const LinkType nvlink = *find_link_type("nvlink5");
+  DeviceProperties p;
+  p.model = "NVLink-partition";
+  DeviceId sw = builder.add_device(owner, DeviceKind::nvswitch, name, p, origin);
+  for (DeviceId g : gpus) builder.add_link(g, sw, nvlink, kLinksPerGpu);
+}
+
 }  // namespace topoplan::formats

@@ -33,4 +33,16 @@ struct SingleNode {
 };
 SingleNode single_node(const std::string& name);
 
+/// The smallest domain holding both `x` and `y`.
+DomainId common_ancestor(const TopologyBuilder& builder, DomainId x, DomainId y);
+
+/// GPUs of several nodes that share one NVLink partition without the
+/// partition's switch trays being known (a Kubernetes gpu.clique, a Topograph
+/// accelerator domain): one logical NVLink switch named `name` in `owner`,
+/// with 18 NVLink 5 links from each GPU, the per-GPU links of GB200 and
+/// GB300 NVL72 (shared/reference/hardware.md 5.1), so that the cost model and
+/// the planner see one scale-up island.
+void add_nvlink_partition(TopologyBuilder& builder, DomainId owner, const std::string& name,
+                          const std::vector<DeviceId>& gpus, std::uint32_t origin);
+
 }  // namespace topoplan::formats

@@ -47,6 +47,7 @@
 #include <fmt/format.h>
 
 #include "format_functions.hpp"
+#include "import_support.hpp"
 #include "io/yaml_support.hpp"
 #include "k8s_label_schemes.hpp"
 #include "kubernetes_names.hpp"
@@ -64,8 +65,6 @@ constexpr std::size_t kMaxNodes = 1'000'000;
 constexpr long long kMaxGpusPerNode = 1024;
 // The root and host levels take two of topoplan's 16 levels.
 constexpr std::size_t kMaxLabelLevels = 14;
-// NVLink 5 per GPU: 18 links of 50 GB/s per direction (hardware.md 5.1).
-constexpr int kCliqueLinksPerGpu = 18;
 
 struct Label {
   std::string value;
@@ -412,16 +411,6 @@ std::vector<const NodeRecord*> select_nodes(std::vector<NodeRecord>& nodes, cons
   return kept;
 }
 
-DomainId common_ancestor(const TopologyBuilder& b, DomainId x, DomainId y) {
-  while (b.level_of(x) > b.level_of(y)) x = b.parent(x);
-  while (b.level_of(y) > b.level_of(x)) y = b.parent(y);
-  while (x != y) {
-    x = b.parent(x);
-    y = b.parent(y);
-  }
-  return x;
-}
-
 class TopologyAssembler {
  public:
   TopologyAssembler(std::string name, const Levels& levels, const ImportOptions& options, LinkType fabric)
@@ -556,15 +545,11 @@ class TopologyAssembler {
   }
 
   void add_cliques() {
-    LinkType nvlink = *find_link_type("nvlink5");
-    DeviceProperties p;
-    p.model = "NVLink-partition";
     for (const auto& [value, c] : cliques_) {
       DomainId owner = c.hosts.front();
       for (DomainId h : c.hosts) owner = common_ancestor(b_, owner, h);
       if (b_.level_of(owner) == b_.level_count() - 1) owner = b_.parent(owner);  // switches sit above the hosts
-      DeviceId sw = b_.add_device(owner, DeviceKind::nvswitch, "nvl-" + value, p, b_.add_origin(c.where));
-      for (DeviceId g : c.gpus) b_.add_link(g, sw, nvlink, kCliqueLinksPerGpu);
+      add_nvlink_partition(b_, owner, "nvl-" + value, c.gpus, b_.add_origin(c.where));
     }
   }
 

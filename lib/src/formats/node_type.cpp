@@ -103,14 +103,15 @@ NodeType::Instance NodeType::instantiate_node(TopologyBuilder& builder, DomainId
   return instance;
 }
 
-void NodeType::instantiate_island(TopologyBuilder& builder, DomainId domain, const std::vector<Instance>& nodes) const {
+void NodeType::instantiate_island(TopologyBuilder& builder, DomainId domain, const std::vector<Instance>& nodes,
+                                  std::string_view prefix) const {
   if (island_.empty() || nodes.empty()) return;
   std::vector<DeviceId> switches;
   for (const DeviceSpec& d : island_) {
     DeviceProperties p;
     p.model = d.model;
     p.labels = d.labels;
-    switches.push_back(builder.add_device(domain, d.kind, d.name, p));
+    switches.push_back(builder.add_device(domain, d.kind, std::string(prefix) + d.name, p));
   }
   for (const Instance& node : nodes)
     for (const LinkSpec& l : island_links_)

@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 
 #include "format_functions.hpp"
+#include "import_support.hpp"
 #include "slurm_topology.hpp"
 #include "topoplan/formats/node_type.hpp"
 #include "topoplan/model/topology_builder.hpp"
@@ -123,8 +124,46 @@ void attach(TopologyBuilder& b, const std::vector<DeviceId>& nics, DeviceId sw, 
   for (DeviceId nic : nics) b.add_link(nic, sw, type, 1, link.bandwidth, link.latency_us, 0);
 }
 
+// The islands of `extras` (their hosts are built and in `hosts`), each in the
+// smallest switch domain that holds all its hosts.
+void add_islands(TopologyBuilder& b, const std::vector<TreeExtras::Island>& islands,
+                 const std::map<std::string, std::pair<DomainId, NodeType::Instance>, std::less<>>& hosts,
+                 const NodeType& type, std::vector<ImportWarning>& warnings) {
+  std::vector<DomainId> owner(islands.size(), kNone);
+  std::map<DomainId, int> per_owner;
+  for (std::size_t i = 0; i < islands.size(); ++i) {
+    for (const std::string& h : islands[i].hosts) {
+      DomainId node = b.parent(hosts.find(h)->second.first);  // islands sit above the hosts
+      owner[i] = owner[i] == kNone ? node : common_ancestor(b, owner[i], node);
+    }
+    ++per_owner[owner[i]];
+  }
+  for (std::size_t i = 0; i < islands.size(); ++i) {
+    const TreeExtras::Island& island = islands[i];
+    std::string prefix = per_owner[owner[i]] > 1 ? safe_name(island.name) + "-" : std::string();
+    if (type.island_nodes() > 1) {
+      std::vector<NodeType::Instance> members;
+      for (const std::string& h : island.hosts) members.push_back(hosts.find(h)->second.second);
+      type.instantiate_island(b, owner[i], members, prefix);
+      if (members.size() > static_cast<std::size_t>(type.island_nodes()))
+        warnings.push_back({island.where, fmt::format("accelerator domain '{}' has {} nodes, more than the {} of the "
+                                                      "node type's scale-up island: imported as one island all the "
+                                                      "same",
+                                                      island.name, members.size(), type.island_nodes())});
+    } else {
+      std::vector<DeviceId> gpus;
+      for (const std::string& h : island.hosts)
+        for (DeviceId d : hosts.find(h)->second.second.devices)
+          if (is_accelerator(b.device_kind(d))) gpus.push_back(d);
+      add_nvlink_partition(b, owner[i], "nvl-" + safe_name(island.name), gpus, b.add_origin(island.where));
+    }
+  }
+}
+
+}  // namespace
+
 Topology build_tree(const TopologySpec& spec, const std::string& name, const ImportOptions& options,
-                    std::vector<ImportWarning>& warnings) {
+                    std::vector<ImportWarning>& warnings, const TreeExtras& extras) {
   DiagnosticSink sink;
   const std::vector<Switch>& sw = spec.switches;
   const std::size_t n = sw.size();
@@ -211,7 +250,7 @@ Topology build_tree(const TopologySpec& spec, const std::string& name, const Imp
       std::vector<std::string> cycle;
       for (auto it = std::find(path.begin(), path.end(), s); it != path.end(); ++it) cycle.push_back(sw[*it].name);
       cycle.push_back(sw[s].name);
-      sink.error(sw[s].where, fmt::format("switches form a cycle, each listed in the Switches= of the next: {}",
+      sink.error(sw[s].where, fmt::format("switches form a cycle, each listed among the child switches of the next: {}",
                                           fmt::join(cycle, ", ")));
     }
     for (std::size_t p : path) {
@@ -240,7 +279,12 @@ Topology build_tree(const TopologySpec& spec, const std::string& name, const Imp
   const LevelIndex top = forest ? 1 : 0;
   std::vector<std::string> generic;
   if (forest) generic.emplace_back("cluster");
-  for (int t = height; t >= 0; --t) generic.push_back(t == 0 ? "leaf" : fmt::format("switch{}", t));
+  for (int t = height; t >= 0; --t) {
+    if (static_cast<std::size_t>(t) < extras.tier_names.size())
+      generic.push_back(extras.tier_names[static_cast<std::size_t>(t)]);
+    else
+      generic.push_back(t == 0 ? "leaf" : fmt::format("switch{}", t));
+  }
   generic.emplace_back("node");
   if (forest) {
     std::vector<std::string> top_names;
@@ -251,7 +295,9 @@ Topology build_tree(const TopologySpec& spec, const std::string& name, const Imp
   }
 
   TopologyBuilder b(name, level_names(spec, generic, warnings));
-  b.set_description(fmt::format("Slurm topology/tree: {} switches, {} nodes", order.size(), hosts.size()));
+  b.set_description(extras.description.empty()
+                        ? fmt::format("Slurm topology/tree: {} switches, {} nodes", order.size(), hosts.size())
+                        : extras.description);
   const LinkType link = fabric_link(options);
   const std::uint16_t link_index = b.link_type_index(link);
   const NodeType nodes = node_type(options);
@@ -260,7 +306,11 @@ Topology build_tree(const TopologySpec& spec, const std::string& name, const Imp
   std::vector<std::size_t> below(n, 0);  // NIC links in each switch's subtree
   bool no_nics = false;
   DeviceProperties props;
-  props.model = "slurm-switch";
+  props.model = extras.switch_model;
+  // Hosts of an island, as built, by name.
+  std::map<std::string, std::pair<DomainId, NodeType::Instance>, std::less<>> island_hosts;
+  for (const TreeExtras::Island& island : extras.islands)
+    for (const std::string& h : island.hosts) island_hosts.try_emplace(h);
   for (std::size_t s : order) {
     const Switch& x = sw[s];
     std::uint32_t origin = b.add_origin(x.where);
@@ -282,14 +332,18 @@ Topology build_tree(const TopologySpec& spec, const std::string& name, const Imp
       domain[s] = b.add_domain(up, local, origin);
     }
     device[s] = b.add_device(domain[s], DeviceKind::network_switch, "switch", props, origin);
+    if (auto it = extras.switch_labels.find(x.name); it != extras.switch_labels.end())
+      b.set_domain_labels(domain[s], it->second);
     std::uint32_t hosts_origin = x.nodes.names.empty() ? 0 : b.add_origin(x.nodes.where);
     for (const std::string& h : x.nodes.names) {
       DomainId node = b.add_domain(domain[s], h, hosts_origin);
       b.set_hostname(node, h);
-      std::vector<DeviceId> nics = nodes.instantiate(b, node);
-      no_nics = no_nics || nics.empty();
-      attach(b, nics, device[s], link_index, link);
-      below[s] += nics.size();
+      if (auto it = extras.host_labels.find(h); it != extras.host_labels.end()) b.set_domain_labels(node, it->second);
+      NodeType::Instance built = nodes.instantiate_node(b, node);
+      no_nics = no_nics || built.nics.empty();
+      attach(b, built.nics, device[s], link_index, link);
+      below[s] += built.nics.size();
+      if (auto it = island_hosts.find(h); it != island_hosts.end()) it->second = {node, std::move(built)};
     }
   }
   // Uplinks once every switch knows the NIC links below it (children come
@@ -300,13 +354,16 @@ Topology build_tree(const TopologySpec& spec, const std::string& name, const Imp
     if (parent[s] != kNo) uplink(b, device[s], device[parent[s]], below[s], link_index, link);
   if (no_nics)
     warnings.push_back({spec.where, "the node type has no NIC: hosts are not linked to their switches"});
-  if (nodes.island_nodes() > 1)
+  add_islands(b, extras.islands, island_hosts, nodes, warnings);
+  if (nodes.island_nodes() > 1 && extras.islands.empty())
     warnings.push_back({spec.where, fmt::format("the node type's scale-up islands span {} nodes, which a switch tree "
                                                 "cannot show: each node is imported as its own island; a "
                                                 "topology/block file keeps the islands",
                                                 nodes.island_nodes())});
   return b.finish(sink);
 }
+
+namespace {
 
 Topology build_blocks(const TopologySpec& spec, const std::string& name, const ImportOptions& options,
                       std::vector<ImportWarning>& warnings) {
@@ -417,7 +474,7 @@ Topology build_topology(const TopologySpec& spec, const std::string& topology_na
                         std::vector<ImportWarning>& warnings) {
   switch (spec.kind) {
     case TopologySpec::Kind::tree:
-      return build_tree(spec, topology_name, options, warnings);
+      return build_tree(spec, topology_name, options, warnings, TreeExtras{});
     case TopologySpec::Kind::block:
       return build_blocks(spec, topology_name, options, warnings);
     case TopologySpec::Kind::flat:

@@ -10,6 +10,7 @@
 // src/plugins/topology/block/block_record.c (what the controller accepts).
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -121,5 +122,31 @@ NameList expand_names(std::string_view value, SourceLocation where, DiagnosticSi
 /// warns), then builds the topology. `warnings` receives what still imports.
 Topology build_topology(const TopologySpec& spec, const std::string& topology_name, const ImportOptions& options,
                         std::vector<ImportWarning>& warnings);
+
+/// What a model richer than topology.conf adds to a switch tree (NVIDIA
+/// Topograph's models: labels, accelerator domains).
+struct TreeExtras {
+  /// Level names of the switch tiers, leaves (tier 0) first; tiers beyond
+  /// the list keep Slurm's names (`leaf`, `switchN`).
+  std::vector<std::string> tier_names;
+  std::string switch_model = "slurm-switch";
+  std::string description;  // empty: "Slurm topology/tree: ..."
+  std::map<std::string, Labels> switch_labels;  // by switch name
+  std::map<std::string, Labels> host_labels;    // by host name
+  /// Hosts that share one scale-up fabric across nodes (an NVLink domain).
+  struct Island {
+    std::string name;
+    SourceLocation where;
+    std::vector<std::string> hosts;
+  };
+  std::vector<Island> islands;
+};
+
+/// build_topology() for a tree, with `extras`. Each island is built in the
+/// smallest switch domain holding all its hosts: with a node type whose own
+/// islands span nodes (gb200-nvl72), as that island (its switch trays);
+/// otherwise as one NVLink partition switch (add_nvlink_partition()).
+Topology build_tree(const TopologySpec& spec, const std::string& topology_name, const ImportOptions& options,
+                    std::vector<ImportWarning>& warnings, const TreeExtras& extras);
 
 }  // namespace topoplan::formats::slurm

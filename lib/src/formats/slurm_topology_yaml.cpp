@@ -30,8 +30,11 @@ class YamlReader {
     YAML::Node root = yaml::parse(source_.text, file_);
     std::vector<TopologySpec> specs;
     if (!root.IsSequence()) {
+      // NVIDIA Topograph's models are YAML maps of `switches` and `blocks`.
+      bool topograph = root.IsMap() && root["blocks"].IsDefined();
       throw InputError(yaml::where(file_, root),
-                       "topology.yaml must be a list of topologies (`- topology: NAME` items)");
+                       fmt::format("topology.yaml must be a list of topologies (`- topology: NAME` items){}",
+                                   topograph ? "; this looks like an NVIDIA Topograph model: use --from topograph" : ""));
     }
     for (const YAML::Node& item : root) {
       specs.push_back(topology(item));

@@ -40,9 +40,12 @@ class NodeType {
   /// the scale-up fabric ends at the node (DGX, MI300X).
   int island_nodes() const { return island_nodes_; }
   /// Builds one multi-node island as the source has it: adds the island's
-  /// switches (NVLink switch trays) under `domain` and links the devices of
-  /// `nodes` to them. Does nothing when island_nodes() is 1.
-  void instantiate_island(TopologyBuilder& builder, DomainId domain, const std::vector<Instance>& nodes) const;
+  /// switches (NVLink switch trays) under `domain`, their names prefixed by
+  /// `prefix` (several islands in one domain need distinct names), and
+  /// links the devices of `nodes` to them. Does nothing when island_nodes()
+  /// is 1.
+  void instantiate_island(TopologyBuilder& builder, DomainId domain, const std::vector<Instance>& nodes,
+                          std::string_view prefix = {}) const;
 
   int accelerators() const { return accelerators_; }
   /// What it is, for comments in imported files ("8 x H100 from dgx-h100").

@@ -1,0 +1,1 @@
+import --from slurm ../data/topograph/nvl72.yaml

@@ -1,0 +1,1 @@
+import --from topograph ../data/topograph/small-tree.yaml

@@ -1,0 +1,192 @@
+// import --from topograph: NVIDIA Topograph's cluster models.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include "import_test_support.hpp"
+#include "test_presets.hpp"
+#include "topoplan/model/fabric.hpp"
+#include "topoplan/model/topology_validation.hpp"
+
+using namespace topoplan;
+using namespace topoplan::test;
+
+namespace {
+
+ImportResult model(const std::string& text, const ImportOptions& options = {}) {
+  return import_text("topograph", "m.yaml", text, options);
+}
+
+std::vector<std::string> levels(const Topology& t) {
+  std::vector<std::string> out;
+  for (const Level& l : t.levels()) out.push_back(l.name);
+  return out;
+}
+
+// Island -> sorted hostnames of its GPUs' nodes.
+std::set<std::set<std::string>> islands_by_host(const Topology& t) {
+  ScaleUpIslands islands = find_scale_up_islands(t);
+  std::map<std::uint32_t, std::set<std::string>> by_island;
+  std::uint32_t accel = 0;
+  for (const Device& d : t.devices()) {
+    if (!is_accelerator(d.kind)) continue;
+    std::uint32_t island = islands.island_of[accel++];
+    if (island != kNone) by_island[island].insert(std::string(t.hostname(d.domain)));
+  }
+  std::set<std::set<std::string>> out;
+  for (auto& [island, hosts] : by_island) out.insert(hosts);
+  return out;
+}
+
+std::string labels_of(const Topology& t, const std::string& domain) {
+  std::optional<DomainId> d = TopologyIndex(t).find_domain(domain);
+  if (!d) return "(no domain " + domain + ")";
+  std::string out;
+  for (const auto& [k, v] : t.labels(t.domain(*d).labels)) out += k + "=" + v + ";";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("topograph: a switch tree with NVL72 accelerator domains") {
+  Topology gb200 = preset("gb200-nvl72:racks=1");
+  ImportOptions o;
+  o.node_type = &gb200;
+  ImportResult r = import_data("topograph", "topograph/nvl72.yaml", o);
+  const Topology& t = r.topology;
+  CHECK(validate_topology(t).empty());
+  CHECK(r.warnings.empty());
+  CHECK(levels(t) == std::vector<std::string>{"core", "spine", "leaf", "node"});
+  CHECK(t.domain_count_at(t.host_level()) == 72);
+  // Each accelerator domain (18 GB200 trays of 4 GPUs) is one island, built
+  // with the node type's own NVLink switch trays, one per leaf.
+  ScaleUpIslands islands = find_scale_up_islands(t);
+  CHECK(islands.size == std::vector<std::uint32_t>(4, 72));
+  CHECK(islands.level == *t.find_level("leaf"));
+  CHECK(islands.level_is_island);
+  CHECK(count_kind(t, DeviceKind::nvswitch) == 4 * 9);
+  // Labels: the spine's zone on the spine, the domain of a whole leaf on it.
+  CHECK(labels_of(t, "spine-1") == "topology.kubernetes.io/zone=zone1;");
+  CHECK(labels_of(t, "spine-1/leaf-1-2") == "accelerator.topology.test/domain=nvl-1-2;");
+  CHECK(labels_of(t, "nvl72") == "topology.kubernetes.io/region=us-east;");
+}
+
+TEST_CASE("topograph: uneven blocks and generic nodes") {
+  ImportResult r = import_data("topograph", "topograph/small-tree.yaml");
+  const Topology& t = r.topology;
+  CHECK(validate_topology(t).empty());
+  CHECK(levels(t) == std::vector<std::string>{"spine", "leaf", "node"});
+  CHECK(islands_by_host(t) == std::set<std::set<std::string>>{{"I21", "I22", "I25"}, {"I34", "I35", "I36"}});
+  // Without a node type, 8 generic GPUs per node and a warning that says so.
+  CHECK(count_kind(t, DeviceKind::gpu) == 6 * 8);
+  CHECK(any_warning_contains(r, "a 24-GPU NVLink partition; for GB200/GB300 NVL72 racks"));
+  ImportOptions four;
+  four.gpus_per_node = 4;
+  CHECK_FALSE(any_warning_contains(import_data("topograph", "topograph/small-tree.yaml", four), "generic"));
+}
+
+TEST_CASE("topograph: implied leaves, shared leaves, domains across switches") {
+  // spine-2's leaves are named only in its list; leaf-a holds two domains;
+  // domain x spans two spines, its racks told apart by sub-domains.
+  ImportResult r = model(R"(switches:
+  core:
+    switches: [spine-1, spine-2]
+  spine-1:
+    labels: {topology.kubernetes.io/zone: z1}
+    switches: [leaf-a, leaf-b]
+  spine-2:
+    switches: [leaf-c]
+blocks:
+- switch: leaf-a
+  nodes: ["a[1-2]"]
+  annotations: {accelerator.topology.test/domain: d1}
+- switch: leaf-a
+  nodes: [a3]
+  annotations: {accelerator.topology.test/domain: d2}
+- switch: leaf-b
+  nodes: ["b[1-2]"]
+  annotations: {accelerator.topology.test/domain: x, accelerator.topology.test/sub-domain: rack-b}
+- switch: leaf-c
+  nodes: ["[1-2]"]
+  annotations: {accelerator.topology.test/domain: x, accelerator.topology.test/sub-domain: rack-c}
+)");
+  const Topology& t = r.topology;
+  CHECK(validate_topology(t).empty());
+  CHECK(islands_by_host(t) ==
+        std::set<std::set<std::string>>{{"a1", "a2"}, {"a3"}, {"b1", "b2", "1", "2"}});
+  // Two islands in one leaf get distinct switch names; x sits at the top.
+  TopologyIndex index(t);
+  CHECK(index.find_device("spine-1/leaf-a/nvl-d1"));
+  CHECK(index.find_device("spine-1/leaf-a/nvl-d2"));
+  CHECK(index.find_device("nvl-x"));
+  // Block labels stay on the nodes when the leaf's nodes differ.
+  CHECK(labels_of(t, "a3") == "accelerator.topology.test/domain=d2;");
+  CHECK(labels_of(t, "spine-2/leaf-c") ==
+        "accelerator.topology.test/domain=x;accelerator.topology.test/sub-domain=rack-c;");
+}
+
+TEST_CASE("topograph: two domains on one leaf with an NVL72 node type") {
+  Topology gb200 = preset("gb200-nvl72:racks=1");
+  ImportOptions o;
+  o.node_type = &gb200;
+  ImportResult r = model(R"(switches:
+  core: {switches: [leaf]}
+blocks:
+- {switch: leaf, nodes: ["n[1-2]"], annotations: {accelerator.topology.test/domain: nvl1}}
+- {switch: leaf, nodes: [n3], annotations: {accelerator.topology.test/domain: nvl2}}
+)",
+                         o);
+  CHECK(validate_topology(r.topology).empty());
+  CHECK(islands_by_host(r.topology) == std::set<std::set<std::string>>{{"n1", "n2"}, {"n3"}});
+  TopologyIndex index(r.topology);
+  CHECK(index.find_device("leaf/nvl1-nvsw0"));
+  CHECK(index.find_device("leaf/nvl2-nvsw8"));
+}
+
+TEST_CASE("topograph: a block-only model is a list of blocks") {
+  ImportResult r = model(R"(blocks:
+- nodes: ["n[1-2]"]
+  annotations: {accelerator.topology.test/domain: nvl1}
+- nodes: [n3, n4]
+  annotations: {accelerator.topology.test/domain: nvl1}
+- nodes: [n5]
+)");
+  const Topology& t = r.topology;
+  CHECK(validate_topology(t).empty());
+  CHECK(levels(t) == std::vector<std::string>{"cluster", "block", "node"});
+  CHECK(t.domain_count_at(1) == 2);
+  CHECK(islands_by_host(t) == std::set<std::set<std::string>>{{"n1", "n2", "n3", "n4"}});
+  TopologyIndex index(t);
+  CHECK(index.find_domain("nvl1/n4"));
+  CHECK(index.find_domain("block3/n5"));
+}
+
+TEST_CASE("topograph: model errors name the place") {
+  auto e = [](const std::string& text) { return error_of([&] { model(text); }); };
+  CHECK(e("- topology: t\n") == "m.yaml:1:1: a Topograph model is a mapping with `blocks:` (and usually "
+                                "`switches:`); this is not one");
+  CHECK(e("switches:\n  s: {switches: [l]}\n") ==
+        "m.yaml:1:1: the model has no `blocks:` list, the only place a Topograph model names its nodes");
+  CHECK(e("switches:\n  s: {switches: [l]}\nblocks:\n- {switch: lx, nodes: [a]}\n") ==
+        "m.yaml:4:12: block 1 names unknown switch 'lx' (did you mean 'l'?)");
+  CHECK(e("switches:\n  s: {switches: [l]}\nblocks:\n- {switch: s, nodes: [a]}\n") ==
+        "m.yaml:4:12: block 1 puts nodes on switch 's', which has child switches; nodes belong on leaf switches "
+        "(as in Slurm's topology/tree)");
+  CHECK(e("switches:\n  a: {switches: [l]}\n  b: {switches: [l]}\nblocks:\n- {switch: l, nodes: [x]}\n") ==
+        "m.yaml:3:17: switch 'l' has two parent switches, 'a' and 'b'");
+  CHECK(e("blocks:\n- nodes: [x]\n- nodes: [\"x,y\"]\n") == "m.yaml:3:10: node 'x' is in two blocks, 1 and 2");
+  CHECK(e("switches:\n  s: {switches: [l]}\nblocks:\n- {switch: l, nodes: [a]}\n- nodes: [b]\n") ==
+        "m.yaml:5:3: block 2 has no `switch` while other blocks have one; topoplan needs every node in the switch "
+        "tree");
+  CHECK(e("switches:\n  s:\nblocks:\n- nodes: [a]\n") ==
+        "m.yaml:2:3: switch 's' has an empty definition; leave out a switch that has nothing to say, or give it "
+        "`switches:`");
+  CHECK(e("blocks:\n- nodes: \"n[1-2]\"\n") ==
+        "m.yaml:2:10: the `nodes` of block 1 must be a list of hostlists, as in [\"node[1101-1118]\"]");
+  CHECK(e("blocks:\n- nodes: [\"n[2-1]\"]\n") .find("m.yaml:2:11:") == 0);
+  CHECK(e("switches:\n  a: {switches: [b]}\n  b: {switches: [a]}\n  c: {}\nblocks:\n- {switch: c, nodes: [x]}\n")
+            .find("cycle") != std::string::npos);
+  CHECK(e("swiches: {}\nblocks:\n- nodes: [x]\n").find("switches") != std::string::npos);
+}
