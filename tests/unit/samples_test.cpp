@@ -12,8 +12,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "test_presets.hpp"
+#include "topograph_models.hpp"
 #include "topoplan/formats/topology_import.hpp"
-#include "topoplan/io/hostlist.hpp"
 #include "topoplan/io/topology_yaml.hpp"
 #include "topoplan/model/fabric.hpp"
 #include "topoplan/model/topology_validation.hpp"
@@ -27,18 +27,6 @@ std::string slurp(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// NVLink domain label -> hostnames, from a Topograph model's `blocks`.
-std::map<std::string, std::set<std::string>> topograph_blocks(const std::string& path) {
-  std::map<std::string, std::set<std::string>> out;
-  YAML::Node model = YAML::LoadFile(path);
-  for (const YAML::Node& block : model["blocks"]) {
-    std::string domain = block["annotations"]["accelerator.topology.test/domain"].as<std::string>();
-    for (const YAML::Node& list : block["nodes"])
-      for (const std::string& host : expand_hostlist(list.as<std::string>()).names) out[domain].insert(host);
-  }
-  return out;
 }
 
 // The same, from our topology: the label of each node's NVLink-block ancestor.
@@ -55,7 +43,7 @@ std::map<std::string, std::set<std::string>> our_blocks(const Topology& t, Level
 
 void check_blocks(const Topology& t, const std::string& original, const std::string& block_level) {
   CHECK(validate_topology(t).empty());
-  auto expected = topograph_blocks(std::string(TOPOPLAN_SOURCE_DIR) + "/tests/data/topograph/" + original);
+  auto expected = test::topograph_domains(original);
   auto level = t.find_level(block_level);
   REQUIRE(level);
   CHECK(our_blocks(t, *level) == expected);

@@ -7,6 +7,7 @@
 
 #include "import_test_support.hpp"
 #include "test_presets.hpp"
+#include "topograph_models.hpp"
 #include "topoplan/model/fabric.hpp"
 #include "topoplan/model/topology_validation.hpp"
 
@@ -85,6 +86,31 @@ TEST_CASE("topograph: uneven blocks and generic nodes") {
   ImportOptions four;
   four.gpus_per_node = 4;
   CHECK_FALSE(any_warning_contains(import_data("topograph", "topograph/small-tree.yaml", four), "generic"));
+}
+
+TEST_CASE("topograph: accelerator domains of many racks (Topograph's dual-level model)") {
+  // Two domains, each over the racks (sub-domains) of one spine; some racks
+  // are empty, one is partly filled.
+  ImportOptions o;
+  o.gpus_per_node = 4;
+  ImportResult r = import_data("topograph", "topograph/dual-xclr-irregular.yaml", o);
+  const Topology& t = r.topology;
+  CHECK(validate_topology(t).empty());
+  std::set<std::set<std::string>> expected;
+  std::size_t hosts = 0;
+  for (const auto& [domain, members] : topograph_domains("dual-xclr-irregular.yaml")) {
+    expected.insert(members);
+    hosts += members.size();
+  }
+  CHECK(islands_by_host(t) == expected);
+  CHECK(t.domain_count_at(t.host_level()) == hosts);
+  ScaleUpIslands islands = find_scale_up_islands(t);
+  CHECK(islands.level == *t.find_level("spine"));
+  // Racks keep their sub-domain label; the empty racks are reported.
+  CHECK(labels_of(t, "sw-01/rack-1-02") ==
+        "accelerator.topology.test/domain=domain-01;accelerator.topology.test/sub-domain=rack-1-02;");
+  CHECK(any_warning_contains(r, "switch 'rack-1-03' has no nodes and no child switches"));
+  CHECK(r.warnings.size() == 2);  // rack-1-03 and rack-1-13; rack-2-11 is not even listed
 }
 
 TEST_CASE("topograph: implied leaves, shared leaves, domains across switches") {
@@ -175,7 +201,7 @@ TEST_CASE("topograph: model errors name the place") {
         "m.yaml:4:12: block 1 puts nodes on switch 's', which has child switches; nodes belong on leaf switches "
         "(as in Slurm's topology/tree)");
   CHECK(e("switches:\n  a: {switches: [l]}\n  b: {switches: [l]}\nblocks:\n- {switch: l, nodes: [x]}\n") ==
-        "m.yaml:3:17: switch 'l' has two parent switches, 'a' and 'b'");
+        "m.yaml:3:18: switch 'l' has two parent switches, 'a' and 'b'");
   CHECK(e("blocks:\n- nodes: [x]\n- nodes: [\"x,y\"]\n") == "m.yaml:3:10: node 'x' is in two blocks, 1 and 2");
   CHECK(e("switches:\n  s: {switches: [l]}\nblocks:\n- {switch: l, nodes: [a]}\n- nodes: [b]\n") ==
         "m.yaml:5:3: block 2 has no `switch` while other blocks have one; topoplan needs every node in the switch "

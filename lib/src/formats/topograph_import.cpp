@@ -61,6 +61,7 @@ struct ModelSwitch {
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
   std::vector<std::string> children;
+  std::vector<SourceLocation> child_where;  // of each name in `children`
   SourceLocation children_where;
   bool declared = false;  // has an entry of its own (not only named as a child)
 };
@@ -152,7 +153,10 @@ class ModelReader {
         } else {
           for (const YAML::Node& c : children)
             if (std::optional<std::string> child = yaml::scalar(c, file_, sink_, "switch name"))
-              if (check_name(*child, yaml::where(file_, c))) s.children.push_back(*child);
+              if (check_name(*child, yaml::where(file_, c))) {
+                s.children.push_back(*child);
+                s.child_where.push_back(yaml::where(file_, c));
+              }
         }
       }
       model.switches.push_back(std::move(s));
@@ -160,11 +164,11 @@ class ModelReader {
     // Children named only in their parent's list exist too (Topograph
     // materialises them), in the order they are first named.
     for (std::size_t i = 0; i < model.switches.size(); ++i)
-      for (const std::string& c : model.switches[i].children)
-        if (index.emplace(c, model.switches.size()).second) {
+      for (std::size_t c = 0; c < model.switches[i].children.size(); ++c)
+        if (index.emplace(model.switches[i].children[c], model.switches.size()).second) {
           ModelSwitch implied;
-          implied.name = c;
-          implied.where = model.switches[i].children_where;
+          implied.name = model.switches[i].children[c];
+          implied.where = model.switches[i].child_where[c];
           model.switches.push_back(std::move(implied));
         }
   }
@@ -251,16 +255,17 @@ std::vector<std::size_t> parents(const Model& model, const std::map<std::string,
                                  DiagnosticSink& sink) {
   std::vector<std::size_t> parent(model.switches.size(), std::string::npos);
   for (std::size_t p = 0; p < model.switches.size(); ++p)
-    for (const std::string& c : model.switches[p].children) {
+    for (std::size_t i = 0; i < model.switches[p].children.size(); ++i) {
+      const std::string& c = model.switches[p].children[i];
+      const SourceLocation& where = model.switches[p].child_where[i];
       std::size_t child = index.at(c);
       if (child == p)
-        sink.error(model.switches[p].children_where, fmt::format("switch '{}' lists itself", c));
+        sink.error(where, fmt::format("switch '{}' lists itself", c));
       else if (parent[child] == p)
-        sink.error(model.switches[p].children_where, fmt::format("switch '{}' lists '{}' twice", model.switches[p].name, c));
+        sink.error(where, fmt::format("switch '{}' lists '{}' twice", model.switches[p].name, c));
       else if (parent[child] != std::string::npos)
-        sink.error(model.switches[p].children_where,
-                   fmt::format("switch '{}' has two parent switches, '{}' and '{}'", c,
-                               model.switches[parent[child]].name, model.switches[p].name));
+        sink.error(where, fmt::format("switch '{}' has two parent switches, '{}' and '{}'", c,
+                                      model.switches[parent[child]].name, model.switches[p].name));
       else
         parent[child] = p;
     }
