@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -56,9 +57,35 @@ Topology load_topology_argument(const std::string& argument) {
   return load_topology(argument, [](const std::string& path) { return read_file(path); });
 }
 
+namespace {
+
+// Writes straight into `path`: a device or a pipe (-o /dev/null,
+// -o /dev/stdout), which a rename would replace with a regular file.
+void write_in_place(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw InputError({path, 0, 0}, fmt::format("cannot write: {}", std::strerror(errno)));
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.flush();
+  if (!out) throw InputError({path, 0, 0}, "write error");
+}
+
+}  // namespace
+
 void write_file_atomically(const std::string& path, const std::string& content) {
+  struct stat st {};
+  bool exists = ::stat(path.c_str(), &st) == 0;  // follows symbolic links
+  if (exists && S_ISDIR(st.st_mode)) throw InputError({path, 0, 0}, "is a directory, not a file");
+  if (exists && !S_ISREG(st.st_mode)) return write_in_place(path, content);
+  // A symbolic link keeps pointing at the file: the file is what is replaced.
+  std::string target = path;
+  if (struct stat link {}; exists && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    if (char* real = ::realpath(path.c_str(), nullptr)) {
+      target = real;
+      std::free(real);
+    }
+  }
   std::string dir = ".";
-  if (auto slash = path.rfind('/'); slash != std::string::npos) dir = slash == 0 ? "/" : path.substr(0, slash);
+  if (auto slash = target.rfind('/'); slash != std::string::npos) dir = slash == 0 ? "/" : target.substr(0, slash);
   std::string temp = fmt::format("{}/.topoplan-{}.tmp", dir, ::getpid());
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
@@ -70,7 +97,9 @@ void write_file_atomically(const std::string& path, const std::string& content) 
       throw InputError({path, 0, 0}, "write error");
     }
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+  // The replaced file keeps its permissions.
+  if (exists) ::chmod(temp.c_str(), st.st_mode & 07777);
+  if (std::rename(temp.c_str(), target.c_str()) != 0) {
     int err = errno;
     std::remove(temp.c_str());
     throw InputError({path, 0, 0}, fmt::format("cannot write: {}", std::strerror(err)));

@@ -27,7 +27,9 @@ std::string read_input(const std::string& path);
 Topology load_topology_argument(const std::string& argument);
 
 /// Writes `content` to `path` through a temporary file in the same directory
-/// and a rename, so a failure never leaves a half-written file behind.
+/// and a rename, so a failure never leaves a half-written file behind. The
+/// file keeps its permissions, a symbolic link keeps its target (which is
+/// replaced), and a device or pipe (/dev/null, /dev/stdout) is written into.
 void write_file_atomically(const std::string& path, const std::string& content);
 
 /// Writes `content` to stdout when `path` is empty or `-`, else atomically
