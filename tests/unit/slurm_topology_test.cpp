@@ -158,6 +158,17 @@ TEST_CASE("slurm import: several top switches get a root level") {
   CHECK(switch_paths(r.topology) == V{"s1", "s2"});
   REQUIRE(r.warnings.size() == 1);
   CHECK(r.warnings[0].message.find("share no parent") != std::string::npos);
+  // Exported again, it stays a forest: no root switch joins the trees, which
+  // would let Slurm run a job across them.
+  std::string conf = export_as(r.topology, "slurm-tree");
+  CHECK(conf.find("SwitchName=two") == std::string::npos);
+  CHECK(conf.find("SwitchName=s1 Nodes=a[1-2]\n") != std::string::npos);
+  CHECK(conf.find("SwitchName=s2 Nodes=b1\n") != std::string::npos);
+  ImportResult back = import_text("two.conf", conf);
+  CHECK(level_names(back.topology) == level_names(r.topology));
+  CHECK(switch_paths(back.topology) == switch_paths(r.topology));
+  // A root that holds a switch is no forest.
+  CHECK(export_as(preset("dgx-h100:nodes=64"), "slurm-tree").find("SwitchName=dgx-h100 ") != std::string::npos);
 }
 
 TEST_CASE("slurm import: the real topograph tree") {
@@ -331,6 +342,7 @@ TEST_CASE("slurm round trip: native -> topology.conf -> native keeps hosts, swit
     Topology original = preset(name);
     ImportResult back = import_text("topology.conf", export_as(original, "slurm-tree"));
     CHECK(back.warnings.empty());
+    CHECK(back.topology.name() == original.name());  // the root switch carries it
     CHECK(level_names(back.topology) == level_names(original));
     CHECK(hostnames(back.topology) == hostnames(original));
     CHECK(switch_paths(back.topology) == switch_paths(original));

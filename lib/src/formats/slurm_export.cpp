@@ -7,7 +7,9 @@
 //   parent at index 0, see bench/slurm_agreement.sh). Leaves list their hosts
 //   in `Nodes=`, the others their child switches in `Switches=`. A domain
 //   with no devices and one child only passes its child through (the import
-//   adds such domains to trees of uneven depth) and is left out.
+//   adds such domains to trees of uneven depth) and is left out. When the
+//   domains below the root share no switch (no device in the root, no link
+//   between them: a Slurm forest imported), the root is left out too.
 // - block: one BlockName per domain of the block level: the finest level
 //   whose domains hold whole scale-up islands (NVL72 racks), the level above
 //   the hosts when the islands are single nodes, or --level. BlockSizes are
@@ -128,14 +130,27 @@ class SlurmView {
   std::vector<std::uint32_t> devices_;
 };
 
+// The subtrees below the root share no switch: the root holds no device and
+// no link joins two of them (a Slurm forest imported, or separate fabrics).
+bool is_forest(const Topology& t, LevelIndex leaf) {
+  if (leaf == 0 || t.domain(t.root()).child_count < 2) return false;
+  for (const Device& d : t.devices())
+    if (d.domain == t.root()) return false;
+  auto subtree = [&](DeviceId d) { return t.ancestor(t.device(d).domain, 1); };
+  for (const Link& l : t.links())
+    if (subtree(l.a) != subtree(l.b)) return false;
+  return true;
+}
+
 TopologySpec tree_spec(const Topology& t, const ExportOptions& o) {
   SlurmView v(t);
   const LevelIndex leaf = o.level.empty() ? t.host_level() - 1 : v.level_option(o, "the leaf switch level");
+  const bool forest = is_forest(t, leaf);
   TopologySpec spec;
   spec.kind = TopologySpec::Kind::tree;
   std::size_t switches = 0;
   for (DomainId d = 0; d < t.domain_count() && t.domain(d).level <= leaf; ++d) {
-    if (v.hosts_below(d) == 0 || v.pass_through(d, leaf)) continue;
+    if (v.hosts_below(d) == 0 || v.pass_through(d, leaf) || (forest && d == t.root())) continue;
     slurm::Switch s;
     s.name = v.name(d, leaf);
     s.comment = v.describe(d);
@@ -163,7 +178,9 @@ TopologySpec tree_spec(const Topology& t, const ExportOptions& o) {
       fmt::format("Slurm topology.conf for TopologyPlugin=topology/tree, written by topoplan from {}.", t.name()),
       fmt::format("{} switches, {} nodes; leaf switches are the domains of level '{}'.", switches,
                   v.hosts_below(t.root()), t.levels()[leaf].name),
-      "Switch names are topoplan domain paths ('/' written as '.'); the root is named after the topology."};
+      forest ? "Switch names are topoplan domain paths ('/' written as '.'). The top-level domains share no switch: "
+               "each is a tree of its own, and Slurm lets no job span two."
+             : "Switch names are topoplan domain paths ('/' written as '.'); the root is named after the topology."};
   return spec;
 }
 

@@ -1,6 +1,10 @@
 // `topoplan import --from slurm`: a Slurm topology.conf or topology.yaml
 // turned into a topology.
 //
+// The topology is named after the file (`cluster.conf` -> cluster), or after
+// the single top switch of a file topoplan wrote (which names it after the
+// topology), so that native -> Slurm -> native keeps the name.
+//
 // Level mapping (documented in topoplan-formats(5)):
 // - tree: Slurm numbers switch tiers from the leaves (a leaf switch is 0, any
 //   other switch 1 + its highest child; switch_record.c). Tier t becomes the
@@ -460,6 +464,21 @@ Topology build_blocks(const TopologySpec& spec, const std::string& name, const I
   return b.finish(sink);
 }
 
+// The single top switch of a tree topoplan wrote (it has the levels
+// comment), which topoplan names after the topology; empty otherwise.
+std::string topoplan_root(const TopologySpec& spec) {
+  if (spec.kind != TopologySpec::Kind::tree || spec.level_names.empty()) return {};
+  std::set<std::string> children;
+  for (const Switch& s : spec.switches) children.insert(s.switches.names.begin(), s.switches.names.end());
+  std::string root;
+  for (const Switch& s : spec.switches) {
+    if (children.count(s.name)) continue;
+    if (!root.empty()) return {};
+    root = s.name;
+  }
+  return root;
+}
+
 // `cluster.conf` -> `cluster`; stdin -> `slurm`.
 std::string name_from_path(const std::string& path) {
   std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
@@ -497,7 +516,9 @@ ImportResult import_slurm(std::span<const ImportSource> sources, const ImportOpt
     if (!options.slurm_topology.empty())
       throw InputError({source.path, 0, 0}, "--slurm-topology chooses among the topologies of a topology.yaml; "
                                             "this is a topology.conf");
-    result.topology = build_topology(read_topology_conf(source), name, options, result.warnings);
+    TopologySpec spec = read_topology_conf(source);
+    if (std::string root = topoplan_root(spec); options.name.empty() && !root.empty()) name = root;
+    result.topology = build_topology(spec, name, options, result.warnings);
     return result;
   }
   std::vector<TopologySpec> specs = read_topology_yaml(source);
@@ -523,6 +544,7 @@ ImportResult import_slurm(std::span<const ImportSource> sources, const ImportOpt
                                                             "choose another with --slurm-topology",
                                                             specs.size(), fmt::join(names, ", "), chosen->name, why)});
   }
+  if (std::string root = topoplan_root(*chosen); options.name.empty() && !root.empty()) name = root;
   result.topology = build_topology(*chosen, name, options, result.warnings);
   return result;
 }
