@@ -162,3 +162,25 @@ TEST_CASE("nccl-xml: Grace C2C, NICs without PCI path and NVLinks to the CPU") {
   CHECK(t.str(t.device(*index.find_device("t/cpu0")).model) == "arm64");
   CHECK(any_warning_contains(r, "1 NVLink/xGMI entries lead to no GPU of this dump"));
 }
+
+TEST_CASE("nccl-xml: the PCI device ID names parts that share a compute capability") {
+  auto model = [](const std::string& device, int sm = 90) {
+    ImportResult r = nccl_text(fmt::format(
+        "<system version=\"1\"><cpu numaid=\"0\" arch=\"x86_64\">"
+        "<pci busid=\"0000:1b:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"{}\" link_speed=\"32.0 GT/s PCIe\" "
+        "link_width=\"16\"><gpu dev=\"0\" sm=\"{}\" rank=\"0\"/></pci></cpu></system>",
+        device, sm));
+    const Topology& t = r.topology;
+    return std::string(t.str(t.device(t.accelerators()[0]).model)) +
+           (any_warning_contains(r, "a PCI device ID topoplan does not know") ? " (warned)" : "");
+  };
+  // H100 SXM5, H200 SXM, H800, GH200 all report sm 90 (pci.ids; gpu-admin-tools).
+  CHECK(model("0x2330") == "H100");
+  CHECK(model("0x2335") == "H200");
+  CHECK(model("0x2324") == "H800");
+  CHECK(model("0x2342") == "GH200");
+  CHECK(model("0x20f3", 80) == "A800");
+  // An unknown device keeps the sm's name, and says so; sm 100 is unambiguous.
+  CHECK(model("0x23ff") == "H100 (warned)");
+  CHECK(model("0x2901", 100) == "B200");
+}

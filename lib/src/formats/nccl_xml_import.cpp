@@ -17,9 +17,11 @@
 //    out. The link type comes from link_speed and link_width ("16.0 GT/s PCIe"
 //    and "16 GT/s" x16 -> pcie4x16); a missing or unknown speed is Gen3, width
 //    0 is x16, as in NCCL's kvDictPciGen and ncclTopoAddPci.
-//  - <gpu dev sm>: gpu<dev>. The model follows from sm, the CUDA compute
-//    capability (NVIDIA's CUDA GPUs table): 60 P100, 70 V100, 80 A100, 90 H100
-//    (also H200/H800), 100 B200, 103 B300; other values give "sm<N>". RCCL's
+//  - <gpu dev sm>: gpu<dev>. The model follows from the PCI device ID of its
+//    <pci> where one compute capability covers several parts (A100/A800/A30,
+//    H100/H200/H800/H20/GH200; gpu_model_from_pci_device), else from sm, the
+//    CUDA compute capability (NVIDIA's CUDA GPUs table): 60 P100, 70 V100,
+//    80 A100, 90 H100, 100 B200, 103 B300; other values give "sm<N>". RCCL's
 //    <gpu gcn=gfxNNN> names AMD parts (ROCm's GPU architecture table): gfx942
 //    MI300X (also MI300A/MI325X), gfx950 MI355X, gfx90a MI250X, gfx908 MI100,
 //    gfx906 MI50. Memory is not in the dump and stays unset.
@@ -86,6 +88,41 @@ std::string gpu_model_from_gcn(std::string_view gcn) {
   if (gcn == "gfx908") return "MI100";
   if (gcn == "gfx906") return "MI50";
   return safe_name(fmt::format("AMD-{}", gcn));
+}
+
+// "0x10de" -> 0x10de; false for anything else (the attribute is then unused).
+bool hex(std::string_view text, unsigned& value) {
+  if (text.size() < 3 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return false;
+  text.remove_prefix(2);
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// NVIDIA PCI device IDs of data-centre GPUs that share a compute capability
+// (sm 80: A100/A800/A30; sm 90: H100/H200/H800/H20/GH200). Sources: the PCI
+// ID Repository as shipped in Debian's pci.ids 0.0~2023.04.11 (vendor 10de)
+// and NVIDIA/gpu-admin-tools gpu/devid_names.py (2024) for the later parts
+// (H200, GH200, H20). Blackwell parts are told apart by sm (100 B200,
+// 103 B300) and are not listed.
+std::string_view gpu_model_from_pci_device(unsigned device) {
+  struct Entry {
+    unsigned device;
+    std::string_view model;
+  };
+  static constexpr Entry kTable[] = {
+      {0x1db1, "V100"},  {0x1db4, "V100"}, {0x1db5, "V100"},  {0x1db6, "V100"},  {0x1db8, "V100"},
+      {0x1df5, "V100"},  {0x1df6, "V100S"}, {0x20b0, "A100"}, {0x20b1, "A100"},  {0x20b2, "A100"},
+      {0x20b3, "A100"},  {0x20b5, "A100"}, {0x20f1, "A100"},  {0x20b7, "A30"},   {0x20f3, "A800"},
+      {0x20f5, "A800"},  {0x20f6, "A800"}, {0x2309, "H20"},   {0x230c, "H20"},   {0x230e, "H20"},
+      {0x2313, "H100"},  {0x2321, "H100"}, {0x2322, "H800"},  {0x2324, "H800"},  {0x2328, "H20"},
+      {0x2329, "H20"},   {0x232c, "H20"},  {0x2330, "H100"},  {0x2331, "H100"},  {0x2335, "H200"},
+      {0x2336, "H100"},  {0x2337, "H100"}, {0x2338, "H100"},  {0x2339, "H100"},  {0x233a, "H800"},
+      {0x233b, "H200"},  {0x233d, "H100"}, {0x2342, "GH200"}, {0x2343, "GH200"}, {0x2345, "GH200"},
+      {0x2348, "GH200"},
+  };
+  for (const Entry& e : kTable)
+    if (e.device == device) return e.model;
+  return {};
 }
 
 int nvlink_generation(int sm) { return sm < 70 ? 1 : sm < 80 ? 2 : sm < 90 ? 3 : sm < 100 ? 4 : 5; }
@@ -288,6 +325,17 @@ class Importer {
       } else if (auto s = integer(*g, "sm", 1, 10000, true)) {
         sm = static_cast<int>(*s);
         model = gpu_model_from_sm(sm);
+        // The PCI device ID names the part where sm is shared (sm 90 is
+        // H100, H200, H800, H20 and GH200).
+        unsigned vendor = 0, device = 0;
+        if (hex(text(pci, "vendor"), vendor) && vendor == 0x10de && hex(text(pci, "device"), device)) {
+          if (std::string_view known = gpu_model_from_pci_device(device); !known.empty())
+            model = known;
+          else if (sm == 90 || sm == 80)
+            ++unknown_devices_;
+        } else if (sm == 90 || sm == 80) {
+          ++unknown_devices_;
+        }
       }
     } else {
       ++gpus_without_gpu_;
@@ -411,6 +459,10 @@ class Importer {
     if (unknown_pcie_ > 0)
       warn(fmt::format("{} PCIe links have no usable link_speed or link_width: taken as Gen3 x16, NCCL's fallback",
                        unknown_pcie_));
+    if (unknown_devices_ > 0)
+      warn(fmt::format("{} GPUs have a compute capability several parts share (sm 80: A100, A800, A30; sm 90: H100, "
+                       "H200, H800, H20, GH200) and a PCI device ID topoplan does not know: named after the first",
+                       unknown_devices_));
     if (links_elsewhere_ > 0)
       warn(fmt::format("{} NVLink/xGMI entries lead to no GPU of this dump (a CPU or another node): left out",
                        links_elsewhere_));
@@ -432,6 +484,7 @@ class Importer {
   int nics_without_net_ = 0;
   int unknown_pcie_ = 0;
   int links_elsewhere_ = 0;
+  int unknown_devices_ = 0;
 };
 
 }  // namespace
