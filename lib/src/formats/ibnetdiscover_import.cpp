@@ -539,7 +539,7 @@ class Importer {
       node_type_ = NodeType::copy_of(*options_.node_type);
     } else {
       int gpus = options_.gpus_per_node > 0 ? options_.gpus_per_node : static_cast<int>(std::max<std::size_t>(1, most_hcas_));
-      node_type_ = NodeType::generic(gpus);
+      node_type_ = NodeType::generic(gpus, options_.gpu_model.empty() ? "GPU" : options_.gpu_model);
     }
     device_.assign(nodes_.size(), kNone);
     next_index_.assign(static_cast<std::size_t>(top_) + 1, 0);

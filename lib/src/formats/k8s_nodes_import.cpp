@@ -506,7 +506,7 @@ class TopologyAssembler {
       return &*copied_;
     }
     int gpus = n.gpus > 0 ? static_cast<int>(n.gpus) : options_.gpus_per_node;
-    std::string model = "GPU";
+    std::string model = options_.gpu_model.empty() ? "GPU" : options_.gpu_model;
     if (const Label* l = n.label(kNvidiaProductLabel); l && !l->value.empty()) model = l->value;
     else if (const Label* a = n.label(kAmdProductLabel); a && !a->value.empty()) model = a->value;
     auto key = std::make_pair(gpus, model);

@@ -25,21 +25,24 @@
 //    same NV# and no GPU could have that many direct links (count x peers
 //    above 18, the most any NVIDIA GPU has), the group sits on one NVSwitch
 //    with # links per GPU (DGX/HGX); otherwise each pair gets # direct links.
-//    The generation is guessed from the links per GPU: 18 or more NVLink 4
-//    (H100/H200; B200 would be NVLink 5), 12 NVLink 3 (A100), fewer NVLink 2.
-//  - PCIe links: Gen5 x16 next to NVLink 4, Gen4 x16 next to NVLink 3 or
-//    without NVLink, Gen3 x16 next to NVLink 2. GPU models, memory and NIC
-//    speeds are not in the matrix.
+//    The generation follows from --gpu-model when given (a B200 shows NV18
+//    like an H100), else it is guessed from the links per GPU: 18 or more
+//    NVLink 4 (H100/H200), 12 NVLink 3 (A100), fewer NVLink 2.
+//  - PCIe links: Gen5 x16 next to NVLink 4 and 5, Gen4 x16 next to NVLink 3
+//    or without NVLink, Gen3 x16 next to NVLink 2. GPU models (unless
+//    --gpu-model), memory and NIC speeds are not in the matrix.
 #include <algorithm>
 #include <charconv>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "support/disjoint_sets.hpp"
 #include "format_functions.hpp"
 #include "import_support.hpp"
+#include "topoplan/cost/gpu_generation.hpp"
 
 namespace topoplan::formats {
 
@@ -75,10 +78,29 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// The NVLink generation of an NVIDIA GPU model (gpu_generation.hpp's table:
+// Volta NVLink 2, Ampere 3, Hopper 4, Blackwell 5); --gpu-model must name one.
+int generation_of(const std::string& model) {
+  std::optional<Generation> g = generation_from_model(model);
+  switch (g.value_or(Generation::lpu)) {
+    case Generation::volta: return 2;
+    case Generation::ampere: return 3;
+    case Generation::hopper: return 4;
+    case Generation::blackwell: return 5;
+    default: break;
+  }
+  throw InputError({"--gpu-model", 0, 0},
+                   fmt::format("'{}' is not an NVIDIA GPU model topoplan knows (V100, A100, H100, H200, H800, GH200, "
+                               "B200, B300, GB200, GB300, ...): nvidia-smi's matrix needs one for its NVLink generation",
+                               model));
+}
+
 class Importer {
  public:
   Importer(const ImportSource& source, const ImportOptions& options)
-      : source_(source), name_(topology_name({&source, 1}, options)) {}
+      : source_(source), name_(topology_name({&source, 1}, options)), gpu_model_(options.gpu_model) {
+    if (!gpu_model_.empty()) given_generation_ = generation_of(gpu_model_);
+  }
 
   ImportResult run() {
     split_lines();
@@ -325,7 +347,11 @@ class Importer {
       }
     }
     int nvlink_gen = max_links >= 18 ? 4 : max_links >= 12 ? 3 : max_links > 0 ? 2 : 0;
-    const char* pcie = nvlink_gen == 4 ? "pcie5x16" : nvlink_gen == 2 ? "pcie3x16" : "pcie4x16";
+    if (given_generation_ && max_links > 0) nvlink_gen = *given_generation_;
+    // PCIe beside each NVLink generation: Gen3 (Volta), Gen4 (Ampere), Gen5
+    // (Hopper, Blackwell: DGX H100 and B200, hardware.md 3); Gen4 without.
+    auto pcie_beside = [](int gen) { return gen >= 4 ? "pcie5x16" : gen == 2 ? "pcie3x16" : "pcie4x16"; };
+    const char* pcie = pcie_beside(given_generation_ ? *given_generation_ : nvlink_gen);
     LinkType pcie_type = *find_link_type(pcie);
 
     SingleNode s = single_node(name_);
@@ -344,6 +370,7 @@ class Importer {
       DeviceProperties p;
       std::uint32_t origin = b.add_origin(at(has_row_[d] ? row_line_[d] : 0, 1));
       if (is_gpu(d)) {
+        if (!gpu_model_.empty()) p.model = gpu_model_;
         dev[d] = b.add_device(s.node, DeviceKind::gpu, fmt::format("gpu{}", columns_[d].substr(3)), p, origin);
         continue;
       }
@@ -414,9 +441,15 @@ class Importer {
     for (std::size_t x = 0; x < cpus.size(); ++x)
       for (std::size_t y = x + 1; y < cpus.size(); ++y) b.add_link(cpus[x], cpus[y], upi);
 
-    std::string inferred = nvlink_gen > 0
-                               ? fmt::format("NVLink {} and {} guessed from {} NVLinks per GPU", nvlink_gen, pcie, max_links)
-                               : fmt::format("{} assumed", pcie);
+    std::string inferred;
+    if (given_generation_)
+      inferred = nvlink_gen > 0 ? fmt::format("NVLink {} and {} from --gpu-model {}", nvlink_gen, pcie, gpu_model_)
+                                : fmt::format("{} from --gpu-model {}", pcie, gpu_model_);
+    else
+      inferred = nvlink_gen > 0 ? fmt::format("NVLink {} and {} guessed from {} NVLinks per GPU (H100 and B200 both "
+                                              "show NV18: give --gpu-model)",
+                                              nvlink_gen, pcie, max_links)
+                                : fmt::format("{} assumed", pcie);
     warnings.insert(warnings.begin(),
                     {{source_.path, 0, 0},
                      fmt::format("nvidia-smi topo -m is lossy: no bandwidths or models; {}; CPUs and PCIe switches "
@@ -439,6 +472,8 @@ class Importer {
   std::vector<std::string> cpu_affinity_;
   std::vector<std::string> numa_affinity_;
   std::map<std::string, std::string> legend_;
+  std::string gpu_model_;                  // --gpu-model
+  std::optional<int> given_generation_;    // its NVLink generation
 };
 
 }  // namespace

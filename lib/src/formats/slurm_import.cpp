@@ -53,7 +53,8 @@ LinkType fabric_link(const ImportOptions& options) {
 
 NodeType node_type(const ImportOptions& options) {
   if (options.node_type) return NodeType::copy_of(*options.node_type);
-  return NodeType::generic(options.gpus_per_node > 0 ? options.gpus_per_node : 8);
+  return NodeType::generic(options.gpus_per_node > 0 ? options.gpus_per_node : 8,
+                           options.gpu_model.empty() ? "GPU" : options.gpu_model);
 }
 
 // Level names from the file's `# topoplan-levels:` comment when it fits,

@@ -35,6 +35,10 @@ struct ImportOptions {
   const Topology* node_type = nullptr;
   /// GPUs of a generic node; 0 means the format's own count or 8.
   int gpus_per_node = 0;
+  /// GPU model of a generic node, and of the GPUs of an nvidia-smi matrix
+  /// (whose NVLink and PCIe generations then follow from it); empty: the
+  /// format's own model, else "GPU".
+  std::string gpu_model;
   /// Link type between hosts and the switches the format describes.
   std::string fabric_link = "ib-ndr";
   /// slurm: which topology of a topology.yaml to import; empty: the
