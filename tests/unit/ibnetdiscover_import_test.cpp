@@ -151,3 +151,17 @@ TEST_CASE("ibnetdiscover: a file of garbage reports the first 20 problems") {
     CHECK(e.diagnostics().size() == 20);
   }
 }
+
+TEST_CASE("ibnetdiscover: one host name on several machines is left out") {
+  // h2's first HCA now calls its machine h1: h1 has two mlx5_0.
+  std::string text = kTwoRails;
+  for (std::size_t at = text.find("h2 mlx5_0"); at != std::string::npos; at = text.find("h2 mlx5_0", at)) text[at + 1] = '1';
+  ImportResult r = ib(text);
+  const Topology& t = r.topology;
+  REQUIRE(t.domain_count_at(t.host_level()) == 1);
+  CHECK(t.hostname(t.domains_at(t.host_level()).first) == "h2");
+  CHECK(any_warning_contains(r, "1 host name is shared by several machines: 'h1' (mlx5_0 at lines 27 and 35)"));
+  // When no host is left, the import says so.
+  for (std::size_t at = text.find("h2 "); at != std::string::npos; at = text.find("h2 ", at)) text[at + 1] = '1';
+  CHECK(error_of([&] { ib(text); }) == "t.out: no CA names a host of its own: no node to import");
+}

@@ -12,7 +12,9 @@
 //
 // How it becomes a topology:
 //  - Hosts: a CA whose node description is "HOST HCA" (two words, the form
-//    rdma-ndd sets, "%h %d") belongs to host HOST; its HCAs, in name order,
+//    rdma-ndd sets, "%h %d") belongs to host HOST (a HOST with two CAs of
+//    the same HCA name is several machines and is left out, with a warning);
+//    its HCAs, in name order,
 //    are the host's NICs in order. CAs with another description (the default
 //    "MT4129 ConnectX7 Mellanox Technologies" of a host that never set it) are
 //    left out with a warning; SHARP "Aggregation Node" CAs inside switches are
@@ -373,12 +375,31 @@ class Importer {
     }
     if (hosts_.empty())
       throw InputError({source_.path, 0, 0}, "no CA names a host (\"HOST HCA\" node descriptions): no node to import");
-    for (auto& [host, hcas] : hosts_) {
+    // One name for several machines ("localhost" on hosts never named):
+    // two CAs with the same HCA name cannot be one host, and which HCAs go
+    // together is unknown, so that host is left out.
+    std::vector<std::string> shared;
+    for (auto it = hosts_.begin(); it != hosts_.end();) {
+      std::vector<Hca>& hcas = it->second;
       std::sort(hcas.begin(), hcas.end(), [](const Hca& p, const Hca& q) {
         return p.name != q.name ? natural_less(p.name, q.name) : p.node < q.node;
       });
+      auto twice = std::adjacent_find(hcas.begin(), hcas.end(), [](const Hca& p, const Hca& q) { return p.name == q.name; });
+      if (twice != hcas.end()) {
+        shared.push_back(fmt::format("'{}' ({} at lines {} and {})", it->first, twice->name, nodes_[twice->node].line,
+                                     nodes_[std::next(twice)->node].line));
+        it = hosts_.erase(it);
+        continue;
+      }
       most_hcas_ = std::max(most_hcas_, hcas.size());
+      ++it;
     }
+    if (!shared.empty())
+      warn(fmt::format("{} host name{} several machines: {}; their CAs are left out with their links (give each "
+                       "machine its own name: rdma-ndd sets \"%h %d\" from the hostname)",
+                       shared.size(), shared.size() == 1 ? " is shared by" : "s are shared by", fmt::join(shared, ", ")));
+    if (hosts_.empty())
+      throw InputError({source_.path, 0, 0}, "no CA names a host of its own: no node to import");
     if (unnamed > 0)
       warn(fmt::format("{} CAs have no \"HOST HCA\" node description (e.g. \"{}\" at line {}): left out with their links",
                        unnamed, example->description, example->line));
