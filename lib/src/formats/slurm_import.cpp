@@ -362,9 +362,8 @@ Topology build_tree(const TopologySpec& spec, const std::string& name, const Imp
   add_islands(b, extras.islands, island_hosts, nodes, warnings);
   if (nodes.island_nodes() > 1 && extras.islands.empty())
     warnings.push_back({spec.where, fmt::format("the node type's scale-up islands span {} nodes, which a switch tree "
-                                                "cannot show: each node is imported as its own island; a "
-                                                "topology/block file keeps the islands",
-                                                nodes.island_nodes())});
+                                                "cannot show: each node is imported as its own island; {}",
+                                                nodes.island_nodes(), extras.islands_hint)});
   return b.finish(sink);
 }
 

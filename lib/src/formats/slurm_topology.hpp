@@ -140,6 +140,9 @@ struct TreeExtras {
     std::vector<std::string> hosts;
   };
   std::vector<Island> islands;
+  /// How the format could say where the islands are, for the warning given
+  /// when a node type's islands span nodes and no island is named.
+  std::string islands_hint = "a topology/block file keeps the islands";
 };
 
 /// build_topology() for a tree, with `extras`. Each island is built in the

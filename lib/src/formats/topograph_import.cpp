@@ -369,6 +369,7 @@ ImportResult import_topograph(std::span<const ImportSource> sources, const Impor
   spec.where = model.where;
   slurm::TreeExtras extras;
   extras.switch_model = "topograph-switch";
+  extras.islands_hint = fmt::format("the annotation {} names a block's NVLink domain", kDomainKey);
   std::map<std::string, std::size_t> island_index;  // accelerator domain -> extras.islands
   std::map<std::string, std::vector<std::string>> hosts_on;  // leaf switch -> hosts
   std::map<std::string, SourceLocation> hosts_where;
@@ -400,15 +401,15 @@ ImportResult import_topograph(std::span<const ImportSource> sources, const Impor
     return s;
   };
   if (block_only) {
-    std::string problem;
     slurm::Switch root;
     root.name = std::string(kBlockRoot);
     root.where = model.where;
     root.switches.present = true;
+    std::set<std::string> listed;
     for (const ModelBlock& b : model.blocks) {
       std::string domain = accelerator_domain(b, model, parent, index);
       std::string leaf = domain.empty() ? fmt::format("block{}", b.index) : domain;
-      if (std::find(root.switches.names.begin(), root.switches.names.end(), leaf) != root.switches.names.end()) continue;
+      if (!listed.insert(leaf).second) continue;
       if (std::string why = slurm::name_problem(leaf); !why.empty())
         sink.error(b.where, fmt::format("accelerator domain '{}' {}", leaf, why));
       root.switches.names.push_back(leaf);
