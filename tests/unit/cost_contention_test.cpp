@@ -10,18 +10,6 @@
 using namespace topoplan;
 using namespace cost_test;
 
-namespace {
-
-std::vector<DeviceId> named(const Topology& t, const std::string& list) {
-  RankSelection s;
-  s.devices = list;
-  return select_ranks(t, s);
-}
-
-const std::uint64_t kGiB = std::uint64_t{1} << 30;
-
-}  // namespace
-
 TEST_CASE("two rings through the same leaf uplinks each get half of them") {
   Topology t = parse(kLeaves);
   CostModel model(t);

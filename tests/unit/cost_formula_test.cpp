@@ -13,7 +13,6 @@ using namespace cost_test;
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 // One H100 of kBoxes: 18 NVLink 4 links at NCCL's 20.6 GB/s each (topo.h SM90).
 constexpr double kNvl = 18 * 20.6;
 // Its NIC: PCIe Gen5 x16 as NCCL models it, 16 x 240 / 80 = 48 GB/s < 50 GB/s NDR.

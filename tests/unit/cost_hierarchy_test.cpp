@@ -16,18 +16,6 @@ using namespace topoplan;
 using topoplan::test::preset;
 using namespace cost_test;
 
-namespace {
-
-std::vector<DeviceId> named(const Topology& t, const std::string& list) {
-  RankSelection s;
-  s.devices = list;
-  return select_ranks(t, s);
-}
-
-const std::uint64_t kGiB = std::uint64_t{1} << 30;
-
-}  // namespace
-
 TEST_CASE("64 GPUs: one NVL72 rack beats two racks; all-to-all feels the NICs most") {
   Topology t = preset("gb200-nvl72:racks=2");
   CostModel model(t);

@@ -12,12 +12,6 @@ using namespace cost_test;
 
 namespace {
 
-std::vector<DeviceId> named(const Topology& t, const std::string& list) {
-  RankSelection s;
-  s.devices = list;
-  return select_ranks(t, s);
-}
-
 Workload training() {
   Workload w;
   w.gradient_bytes = 8e9;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "topoplan/cost/cost_model.hpp"
+#include "topoplan/cost/rank_set.hpp"
 #include "topoplan/io/topology_yaml.hpp"
 #include "topoplan/model/topology.hpp"
 
@@ -168,5 +169,14 @@ inline double eta(double bytes, double buffer) { return 1.0 / (1.0 + std::sqrt(b
 
 inline constexpr double kSimpleBuffer = 4.0 * 1024 * 1024;  // NCCL DEFAULT_BUFFSIZE
 inline constexpr double kLLBuffer = 512.0 * 1024;           // NCCL DEFAULT_LL_BUFFSIZE
+
+/// The devices a rank list names ("box0/gpu0,box1/gpu0"), in that order.
+inline std::vector<topoplan::DeviceId> named(const topoplan::Topology& t, const std::string& list) {
+  topoplan::RankSelection s;
+  s.devices = list;
+  return topoplan::select_ranks(t, s);
+}
+
+inline constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 
 }  // namespace cost_test

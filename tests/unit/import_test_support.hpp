@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "topoplan/formats/topology_import.hpp"
 #include "topoplan/model/topology.hpp"
@@ -51,6 +52,20 @@ std::string error_of(F&& f) {
     return e.diagnostics().front().str();
   }
   return "(no error)";
+}
+
+inline std::vector<std::string> level_names(const Topology& t) {
+  std::vector<std::string> out;
+  for (const Level& l : t.levels()) out.push_back(l.name);
+  return out;
+}
+
+/// Hostnames in domain order.
+inline std::vector<std::string> hostnames(const Topology& t) {
+  std::vector<std::string> out;
+  auto [first, last] = t.domains_at(t.host_level());
+  for (DomainId d = first; d < last; ++d) out.emplace_back(t.hostname(d));
+  return out;
 }
 
 inline bool any_warning_contains(const ImportResult& r, std::string_view text) {

@@ -3,6 +3,8 @@
 // and its errors.
 #include <catch2/catch.hpp>
 
+#include "import_test_support.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -17,6 +19,8 @@
 #include "topoplan/model/topology_validation.hpp"
 
 using namespace topoplan;
+using topoplan::test::hostnames;
+using topoplan::test::level_names;
 
 namespace {
 
@@ -39,18 +43,6 @@ ImportResult import_file(const std::string& name, ImportOptions options = {}) {
   return import(name, slurp(name), std::move(options));
 }
 
-std::vector<std::string> level_names(const Topology& t) {
-  std::vector<std::string> out;
-  for (const Level& l : t.levels()) out.push_back(l.name);
-  return out;
-}
-
-std::vector<std::string> hostnames(const Topology& t) {
-  std::vector<std::string> out;
-  auto [first, last] = t.domains_at(t.host_level());
-  for (DomainId d = first; d < last; ++d) out.emplace_back(t.hostname(d));
-  return out;
-}
 
 // Hostnames under each domain of `level`, by domain path.
 std::map<std::string, std::vector<std::string>> members(const Topology& t, LevelIndex level) {

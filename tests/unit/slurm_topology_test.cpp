@@ -2,6 +2,8 @@
 // slurm_*.cpp), through the format registry as the command line uses them.
 #include <catch2/catch.hpp>
 
+#include "import_test_support.hpp"
+
 #include "test_presets.hpp"
 
 #include "topoplan/model/fabric.hpp"
@@ -20,6 +22,8 @@
 #include "topoplan/io/topology_yaml.hpp"
 
 using namespace topoplan;
+using topoplan::test::hostnames;
+using topoplan::test::level_names;
 using topoplan::test::preset;
 
 namespace {
@@ -60,18 +64,6 @@ std::vector<std::string> errors_of(F f) {
   return {};
 }
 
-std::vector<std::string> level_names(const Topology& t) {
-  std::vector<std::string> out;
-  for (const Level& l : t.levels()) out.push_back(l.name);
-  return out;
-}
-
-std::vector<std::string> hostnames(const Topology& t) {
-  std::vector<std::string> out;
-  auto [first, last] = t.domains_at(t.host_level());
-  for (DomainId d = first; d < last; ++d) out.emplace_back(t.hostname(d));
-  return out;
-}
 
 // Paths of the domains of every level above the hosts, in id order.
 std::vector<std::string> switch_paths(const Topology& t) {

@@ -20,12 +20,6 @@ ImportResult model(const std::string& text, const ImportOptions& options = {}) {
   return import_text("topograph", "m.yaml", text, options);
 }
 
-std::vector<std::string> levels(const Topology& t) {
-  std::vector<std::string> out;
-  for (const Level& l : t.levels()) out.push_back(l.name);
-  return out;
-}
-
 // Island -> sorted hostnames of its GPUs' nodes.
 std::set<std::set<std::string>> islands_by_host(const Topology& t) {
   ScaleUpIslands islands = find_scale_up_islands(t);
@@ -59,7 +53,7 @@ TEST_CASE("topograph: a switch tree with NVL72 accelerator domains") {
   const Topology& t = r.topology;
   CHECK(validate_topology(t).empty());
   CHECK(r.warnings.empty());
-  CHECK(levels(t) == std::vector<std::string>{"core", "spine", "leaf", "node"});
+  CHECK(level_names(t) == std::vector<std::string>{"core", "spine", "leaf", "node"});
   CHECK(t.domain_count_at(t.host_level()) == 72);
   // Each accelerator domain (18 GB200 trays of 4 GPUs) is one island, built
   // with the node type's own NVLink switch trays, one per leaf.
@@ -78,7 +72,7 @@ TEST_CASE("topograph: uneven blocks and generic nodes") {
   ImportResult r = import_data("topograph", "topograph/small-tree.yaml");
   const Topology& t = r.topology;
   CHECK(validate_topology(t).empty());
-  CHECK(levels(t) == std::vector<std::string>{"spine", "leaf", "node"});
+  CHECK(level_names(t) == std::vector<std::string>{"spine", "leaf", "node"});
   CHECK(islands_by_host(t) == std::set<std::set<std::string>>{{"I21", "I22", "I25"}, {"I34", "I35", "I36"}});
   // Without a node type, 8 generic GPUs per node and a warning that says so.
   CHECK(count_kind(t, DeviceKind::gpu) == 6 * 8);
@@ -181,7 +175,7 @@ TEST_CASE("topograph: a block-only model is a list of blocks") {
 )");
   const Topology& t = r.topology;
   CHECK(validate_topology(t).empty());
-  CHECK(levels(t) == std::vector<std::string>{"cluster", "block", "node"});
+  CHECK(level_names(t) == std::vector<std::string>{"cluster", "block", "node"});
   CHECK(t.domain_count_at(1) == 2);
   CHECK(islands_by_host(t) == std::set<std::set<std::string>>{{"n1", "n2", "n3", "n4"}});
   TopologyIndex index(t);
