@@ -44,24 +44,7 @@ TEST_CASE("large messages take NVLS where the NVSwitches reduce, rings elsewhere
   CostModel h(hopper);
   CHECK(h.collective({first(hopper, 8), Collective::allreduce, big}).algorithm == Algorithm::nvls);
 
-  Topology ampere = parse(R"(
-name: a100
-levels: [cluster, node]
-blocks:
-  node:
-    level: node
-    hostname: "a0"
-    devices:
-      - {name: "gpu[0-7]", kind: gpu, model: A100}
-      - {name: "nvsw[0-5]", kind: nvswitch}
-    links:
-      - {from: "gpu*", to: "nvsw*", type: nvlink3, count: 2}
-  cluster:
-    level: cluster
-    children:
-      - {block: node, count: 1, name: "n0"}
-root: cluster
-)");
+  Topology ampere = parse(kA100Box);
   CostModel a(ampere);
   CollectiveCost c = a.collective({first(ampere, 8), Collective::allreduce, big});
   CHECK(c.algorithm == Algorithm::ring);
@@ -108,24 +91,7 @@ TEST_CASE("requests the hardware cannot run are input errors that say why") {
   CostModel p(pcie);
   CHECK(contains(error_of(p, {first(pcie, 8), Collective::allreduce, 1 << 20, Algorithm::nvls}), "no NVSwitch"));
 
-  Topology a100 = parse(R"(
-name: a100
-levels: [cluster, node]
-blocks:
-  node:
-    level: node
-    hostname: "a0"
-    devices:
-      - {name: "gpu[0-7]", kind: gpu, model: A100}
-      - {name: "nvsw[0-5]", kind: nvswitch}
-    links:
-      - {from: "gpu*", to: "nvsw*", type: nvlink3, count: 2}
-  cluster:
-    level: cluster
-    children:
-      - {block: node, count: 1, name: "n0"}
-root: cluster
-)");
+  Topology a100 = parse(kA100Box);
   CostModel a(a100);
   CHECK(contains(error_of(a, {first(a100, 8), Collective::allreduce, 1 << 20, Algorithm::nvls}),
                  "Hopper and Blackwell GPUs have; these ranks are ampere GPUs"));

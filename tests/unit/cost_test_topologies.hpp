@@ -170,6 +170,26 @@ inline double eta(double bytes, double buffer) { return 1.0 / (1.0 + std::sqrt(b
 inline constexpr double kSimpleBuffer = 4.0 * 1024 * 1024;  // NCCL DEFAULT_BUFFSIZE
 inline constexpr double kLLBuffer = 512.0 * 1024;           // NCCL DEFAULT_LL_BUFFSIZE
 
+/// One box of 8 A100 on 6 NVSwitches, 2 NVLink 3 links to each (DGX A100).
+inline const char* kA100Box = R"(
+name: a100
+levels: [cluster, node]
+blocks:
+  node:
+    level: node
+    hostname: "a0"
+    devices:
+      - {name: "gpu[0-7]", kind: gpu, model: A100}
+      - {name: "nvsw[0-5]", kind: nvswitch}
+    links:
+      - {from: "gpu*", to: "nvsw*", type: nvlink3, count: 2}
+  cluster:
+    level: cluster
+    children:
+      - {block: node, count: 1, name: "n0"}
+root: cluster
+)";
+
 /// The devices a rank list names ("box0/gpu0,box1/gpu0"), in that order.
 inline std::vector<topoplan::DeviceId> named(const topoplan::Topology& t, const std::string& list) {
   topoplan::RankSelection s;
