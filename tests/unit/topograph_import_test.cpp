@@ -8,6 +8,7 @@
 #include "import_test_support.hpp"
 #include "test_presets.hpp"
 #include "topograph_models.hpp"
+#include "topoplan/formats/topology_export.hpp"
 #include "topoplan/model/fabric.hpp"
 #include "topoplan/model/topology_validation.hpp"
 
@@ -32,6 +33,16 @@ std::set<std::set<std::string>> islands_by_host(const Topology& t) {
   }
   std::set<std::set<std::string>> out;
   for (auto& [island, hosts] : by_island) out.insert(hosts);
+  return out;
+}
+
+// The hostnames below each domain of `level`.
+std::set<std::set<std::string>> host_sets(const Topology& t, LevelIndex level) {
+  std::map<DomainId, std::set<std::string>> below;
+  auto [first, last] = t.domains_at(t.host_level());
+  for (DomainId h = first; h < last; ++h) below[t.ancestor(h, level)].insert(std::string(t.hostname(h)));
+  std::set<std::set<std::string>> out;
+  for (auto& [d, hosts] : below) out.insert(hosts);
   return out;
 }
 
@@ -66,6 +77,28 @@ TEST_CASE("topograph: a switch tree with NVL72 accelerator domains") {
   CHECK(labels_of(t, "spine-1") == "topology.kubernetes.io/zone=zone1;");
   CHECK(labels_of(t, "spine-1/leaf-1-2") == "accelerator.topology.test/domain=nvl-1-2;");
   CHECK(labels_of(t, "nvl72") == "topology.kubernetes.io/region=us-east;");
+}
+
+TEST_CASE("topograph: exported to Slurm, the model gives what Topograph itself writes") {
+  // Topograph's CI turns tests/models/large.yaml into these two files.
+  ImportOptions o;
+  o.gpus_per_node = 8;
+  Topology model = import_data("topograph", "topograph/large.yaml", o).topology;
+  auto slurm = [](const std::string& text) { return import_text("slurm", "t.conf", text).topology; };
+  auto exported = [&](const char* format) {
+    ExportOptions e;
+    return find_export_format(format)->run(model, e);
+  };
+  // Tree: the same hosts under each leaf, the same leaves under each spine.
+  Topology ours = slurm(exported("slurm-tree"));
+  Topology theirs = import_data("slurm", "slurm/topograph-expected.slinky-oci-sim-tree.conf").topology;
+  REQUIRE(ours.levels().size() == theirs.levels().size());
+  for (LevelIndex l = 1; l < ours.host_level(); ++l) CHECK(host_sets(ours, l) == host_sets(theirs, l));
+  // Blocks: each NVLink domain one block of the same hosts.
+  ours = slurm(exported("slurm-block"));
+  theirs = import_data("slurm", "slurm/topograph-expected.slinky-dra-block.conf").topology;
+  CHECK(host_sets(ours, 1) == host_sets(theirs, 1));
+  CHECK(host_sets(ours, 1).size() == 12);
 }
 
 TEST_CASE("topograph: uneven blocks and generic nodes") {
