@@ -170,7 +170,8 @@ TEST_CASE("a plan survives writing and reading back") {
     gpus: 8
     parallelism: {tp: 1, dp: 8, ep: 8}
     workload: {parameters: 47B, expert_bytes: 32MiB, moe_layers: 32}
-  - {name: svc, kind: inference, replicas: 2, gpus_per_replica: 4, spread: rack, tenant: web}
+  - {name: svc, kind: inference, replicas: 2, gpus_per_replica: 4, spread: rack, tenant: web,
+     queue: serving, priority_class: "high: \"urgent\""}
   - {name: no, gpus: 1000}
 )");
   for (bool json : {false, true}) {
@@ -201,7 +202,16 @@ TEST_CASE("a plan survives writing and reading back") {
     CHECK(back.jobs[0].workload.bytes_per_parameter == 1);
     CHECK(back.jobs[2].spread == std::optional<std::string>("rack"));
     CHECK(back.jobs[2].tenant == "web");
+    // Queue and priority class come back, so evaluate prints them too.
+    CHECK(back.jobs[2].queue == "serving");
+    CHECK(back.jobs[2].priority_class == "high: \"urgent\"");
+    CHECK(back.jobs[0].queue.empty());
+    CHECK(back.jobs[0].priority_class.empty());
   }
+  std::ostringstream text;
+  write_plan_text(text, t, p);
+  CHECK(text.str().find("queue: serving, priority class: high: \"urgent\" (0)") != std::string::npos);
+  CHECK(text.str().find("queue: \n") == std::string::npos);
 }
 
 TEST_CASE("hand-written plans name devices or whole nodes, and checks find violations") {

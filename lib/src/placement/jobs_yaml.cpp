@@ -114,7 +114,7 @@ const std::vector<std::string_view>& JobReader::keys() {
   static const std::vector<std::string_view> kKeys = {
       "name",     "kind",     "gpus",     "lpus",     "accelerators", "nodes",    "replicas",
       "gpus_per_replica", "lpus_per_replica", "parallelism", "workload", "required", "preferred", "spread",
-      "priority", "tenant",   "model",    "exclusive"};
+      "priority", "tenant", "model", "exclusive", "queue", "priority_class"};
   return kKeys;
 }
 
@@ -214,6 +214,8 @@ std::optional<Job> JobReader::read(const YAML::Node& node, const std::vector<std
       sink_.error(m.where("exclusive"), fmt::format("'exclusive' is true or false, not '{}'", *e));
   }
   if (job.nodes) job.exclusive = true;
+  job.queue = m.string("queue").value_or("");
+  job.priority_class = m.string("priority_class").value_or("");
   if (sink_.size() != before) return std::nullopt;
   return job;
 }

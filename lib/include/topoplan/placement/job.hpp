@@ -45,8 +45,8 @@ struct Job {
   std::string tenant;                     // jobs of different tenants never share a node
   std::string accelerator_model;          // glob on the accelerator model; "" = any
   bool exclusive = false;                 // whole nodes only (implied by `nodes`)
-  // Recorded from Kubernetes and Slurm manifests (topoplan-formats(5)); the
-  // planner does not use them.
+  // Recorded from Kubernetes and Slurm manifests (topoplan-formats(5)) and
+  // printed with the plan; the planner does not use them.
   std::string queue;                      // Kueue LocalQueue, Volcano queue, Slurm partition
   std::string priority_class;             // Kubernetes (Workload)PriorityClass name
   SourceLocation where;                   // where the job is defined
