@@ -111,6 +111,8 @@ void write_job_spec(Writer& w, const Job& job) {
   if (job.required) w.field("required", *job.required);
   if (job.preferred) w.field("preferred", *job.preferred);
   if (job.spread) w.field("spread", *job.spread);
+  if (job.replicas_within) w.field("replicas_within", *job.replicas_within);
+  if (job.exclusive_level) w.field("exclusive_level", *job.exclusive_level);
   w.field("priority", static_cast<long long>(job.priority));
   if (!job.priority_class.empty()) w.field("priority_class", job.priority_class);
   if (!job.queue.empty()) w.field("queue", job.queue);
