@@ -137,6 +137,30 @@ TEST_CASE("Kueue slices become replicas of the slice level; bad slices are rejec
   CHECK(m.jobs[0].required == "rack");
   CHECK(m.jobs[0].kind == JobKind::training);
 
+  CHECK_FALSE(m.jobs[0].replicas_within);
+
+  // With a coarser required level, all slices go into one domain of it.
+  ManifestJobs inside = read(job_yaml("        kueue.x-k8s.io/podset-required-topology: topoplan.io/su\n"
+                                      "        kueue.x-k8s.io/podset-slice-required-topology: topoplan.io/rack\n"
+                                      "        kueue.x-k8s.io/podset-slice-size: \"4\"\n",
+                                      "{limits: {nvidia.com/gpu: 2}}", 12),
+                             t);
+  REQUIRE(inside.jobs.size() == 1);
+  CHECK(inside.jobs[0].replicas == 3);
+  CHECK(inside.jobs[0].required == "rack");
+  CHECK(inside.jobs[0].replicas_within == "su");
+  CHECK(inside.warnings.empty());
+  // One slice: in one rack is in one SU.
+  ManifestJobs whole = read(job_yaml("        kueue.x-k8s.io/podset-required-topology: topoplan.io/su\n"
+                                     "        kueue.x-k8s.io/podset-slice-required-topology: topoplan.io/rack\n"
+                                     "        kueue.x-k8s.io/podset-slice-size: \"4\"\n",
+                                     "{limits: {nvidia.com/gpu: 2}}", 4),
+                            t);
+  REQUIRE(whole.jobs.size() == 1);
+  CHECK(whole.jobs[0].replicas == 1);
+  CHECK(whole.jobs[0].required == "rack");
+  CHECK_FALSE(whole.jobs[0].replicas_within);
+
   ManifestJobs bad = read(job_yaml("        kueue.x-k8s.io/podset-slice-required-topology: topoplan.io/rack\n"
                                    "        kueue.x-k8s.io/podset-slice-size: \"5\"\n",
                                    "{limits: {nvidia.com/gpu: 2}}", 12),
@@ -207,9 +231,39 @@ spec:
   REQUIRE(e.jobs.size() == 1);
   CHECK(e.jobs[0].replicas == 3);
   CHECK(e.jobs[0].per_replica == 8);
-  CHECK(e.jobs[0].required == "rack");
-  CHECK(e.jobs[0].spread == "rack");
-  CHECK(e.warnings.size() == 1);  // other jobs are not kept out
+  // One rack per child job, which no other job shares (the planner adds the
+  // required and spread levels this implies).
+  CHECK(e.jobs[0].exclusive_level == "rack");
+  CHECK_FALSE(e.jobs[0].required);
+  CHECK_FALSE(e.jobs[0].spread);
+  CHECK(e.warnings.empty());
+
+  // One child job in slices: the slices are not groups to keep apart.
+  ManifestJobs s = read(R"(apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: js
+  annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: topoplan.io/su}
+spec:
+  replicatedJobs:
+    - name: w
+      template:
+        spec:
+          parallelism: 4
+          template:
+            metadata:
+              annotations:
+                kueue.x-k8s.io/podset-slice-required-topology: topoplan.io/rack
+                kueue.x-k8s.io/podset-slice-size: "2"
+            spec:
+              containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]
+)",
+                        t);
+  REQUIRE(s.jobs.size() == 1);
+  CHECK(s.jobs[0].replicas == 2);
+  CHECK_FALSE(s.jobs[0].exclusive_level);
+  REQUIRE(s.warnings.size() == 1);
+  CHECK(s.warnings[0].message.find("not honoured for a sliced workload") != std::string::npos);
 }
 
 TEST_CASE("LeaderWorkerSet: each group is a replica of a service") {
@@ -235,6 +289,17 @@ spec:
   CHECK(j.replicas == 3);
   CHECK(j.per_replica == 6);  // the CPU-only leader takes no GPU
   CHECK(j.required == "rack");  // only the workers carry GPUs, and they all ask
+  CHECK_FALSE(j.exclusive_level);
+
+  std::string exclusive = lws;
+  exclusive.replace(exclusive.find("metadata: {name: serve}"), 23,
+                    "metadata:\n  name: serve\n  annotations: {leaderworkerset.sigs.k8s.io/exclusive-topology: "
+                    "topoplan.io/su}");
+  ManifestJobs e = read(exclusive, t);
+  REQUIRE(e.jobs.size() == 1);
+  CHECK(e.jobs[0].required == "rack");        // each group in one rack...
+  CHECK(e.jobs[0].exclusive_level == "su");   // ...of an SU no other job uses
+  CHECK(e.warnings.empty());
 }
 
 TEST_CASE("Kubeflow replica specs, MPIJob launcher, TrainJob, Volcano tiers and partitions") {
@@ -288,6 +353,7 @@ spec:
   CHECK(m.jobs[2].required == "rack");  // tier 1: the level above the hosts
   CHECK(m.jobs[3].replicas == 2);
   CHECK(m.jobs[3].required == "rack");
+  CHECK_FALSE(m.jobs[3].replicas_within);  // a soft job-level tier is not required
   CHECK(messages(m.warnings).find("training runtime") != std::string::npos);
 }
 
@@ -389,7 +455,7 @@ TEST_CASE("the project's reference manifests all load") {
                          "tas_sample-job-required.yaml", "tas_sample-job-unconstrained.yaml",
                          "jobs_sample-jobset-tas-required.yaml", "trainer-v2_examples_yaml_01-multi-node.yaml",
                          "trainingoperator-v1_pytorch_simple.yaml", "ug-networktopology-job-1.yaml",
-                         "docs_examples_sample_lws-exclusive-placement.yaml"};
+                         "docs_examples_sample_lws-exclusive-placement.yaml", "slices-in-block.yaml"};
   for (const char* f : files) {
     INFO(f);
     std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/tests/data/manifests/" + f);

@@ -170,7 +170,8 @@ TEST_CASE("a plan survives writing and reading back") {
     gpus: 8
     parallelism: {tp: 1, dp: 8, ep: 8}
     workload: {parameters: 47B, expert_bytes: 32MiB, moe_layers: 32}
-  - {name: svc, kind: inference, replicas: 2, gpus_per_replica: 4, spread: rack, tenant: web}
+  - {name: svc, kind: inference, replicas: 2, gpus_per_replica: 4, spread: rack, tenant: web,
+     queue: serving, priority_class: "high: \"urgent\""}
   - {name: no, gpus: 1000}
 )");
   for (bool json : {false, true}) {
@@ -201,7 +202,16 @@ TEST_CASE("a plan survives writing and reading back") {
     CHECK(back.jobs[0].workload.bytes_per_parameter == 1);
     CHECK(back.jobs[2].spread == std::optional<std::string>("rack"));
     CHECK(back.jobs[2].tenant == "web");
+    // Queue and priority class come back, so evaluate prints them too.
+    CHECK(back.jobs[2].queue == "serving");
+    CHECK(back.jobs[2].priority_class == "high: \"urgent\"");
+    CHECK(back.jobs[0].queue.empty());
+    CHECK(back.jobs[0].priority_class.empty());
   }
+  std::ostringstream text;
+  write_plan_text(text, t, p);
+  CHECK(text.str().find("queue: serving, priority class: high: \"urgent\" (0)") != std::string::npos);
+  CHECK(text.str().find("queue: \n") == std::string::npos);
 }
 
 TEST_CASE("hand-written plans name devices or whole nodes, and checks find violations") {
@@ -268,5 +278,193 @@ TEST_CASE("counts parse with units, sizes report their place") {
   } catch (const InputError& e) {
     CHECK(e.diagnostics().front().where.str() == "w.yaml:2:53");
     CHECK(e.diagnostics().front().message.find("unknown unit 'Q'") != std::string::npos);
+  }
+}
+
+namespace {
+
+// A plan that takes whole racks of gb200-nvl72 (hosts rNNNN-n00..n17).
+Plan racks_taken(const Topology& t, const std::string& racks) {
+  Plan p = parse_plan_yaml("jobs: [{name: filler, hosts: \"r" + racks + "-n[00-17]\"}]", "occupied.yaml", t);
+  price_plan(t, p, nullptr);
+  return p;
+}
+
+Plan plan_on(const Topology& t, const std::string& jobs, const Plan* occupied, const std::string& policy = "topo") {
+  PlanOptions o;
+  o.policy = policy;
+  o.occupied = occupied;
+  return plan_jobs(t, parse_jobs_yaml(jobs, "jobs.yaml"), o);
+}
+
+}  // namespace
+
+TEST_CASE("replicas_within keeps all slices in one domain, each slice in its own") {
+  Topology t = preset("gb200-nvl72:racks=16");  // two SUs of 8 racks
+  const std::string four = "jobs: [{name: s, kind: training, replicas: 4, gpus_per_replica: 72, required: rack, "
+                           "replicas_within: su}]";
+  // 5 racks taken in each SU: each has room for 3 slices.
+  Plan both = racks_taken(t, "[0000-0004,0008-0012]");
+  for (std::string policy : {"topo", "kueue"}) {
+    INFO(policy);
+    Plan p = plan_on(t, four, &both, policy);
+    REQUIRE_FALSE(p.placements[0].placed);
+    CHECK(p.placements[0].reason == "needs 4 slices of 72 GPUs, each in one rack, all in one su; the best su has room "
+                                    "for 3");
+  }
+  // Without the constraint the slices go to two SUs.
+  Plan loose = plan_on(t, "jobs: [{name: s, kind: training, replicas: 4, gpus_per_replica: 72, required: rack}]", &both);
+  REQUIRE(loose.placements[0].placed);
+  CHECK(domains(t, loose, 0, "su").size() == 2);
+
+  // Only the second SU holds 4; 3 go to the tightest, the first.
+  Plan one = racks_taken(t, "[0000-0004]");
+  for (std::string policy : {"topo", "kueue"}) {
+    INFO(policy);
+    Plan p = plan_on(t, four, &one, policy);
+    REQUIRE(p.placements[0].placed);
+    const DomainId first_su = t.domains_at(*t.find_level("su")).first;
+    CHECK(domains(t, p, 0, "su") == std::set<DomainId>{first_su + 1});
+    CHECK(domains(t, p, 0, "rack").size() == 4);
+    for (const auto& replica : p.placements[0].replicas) CHECK(replica_domains(t, replica, "rack").size() == 1);
+    CHECK(check_placement(t, p, 0).empty());
+    Plan three = plan_on(t, "jobs: [{name: s, kind: training, replicas: 3, gpus_per_replica: 72, required: rack, "
+                            "replicas_within: su}]",
+                         &one, policy);
+    REQUIRE(three.placements[0].placed);
+    CHECK(domains(t, three, 0, "su") == std::set<DomainId>{first_su});
+  }
+  // More slices than any SU has racks.
+  Plan nine = plan_on(t, "jobs: [{name: s, kind: training, replicas: 9, gpus_per_replica: 72, required: rack, "
+                         "replicas_within: su}]",
+                      nullptr);
+  CHECK(nine.placements[0].reason == "needs 9 slices of 72 GPUs, each in one rack, all in one su; a su holds at most 8");
+}
+
+TEST_CASE("policies that cannot express replicas_within place without it and report the violation") {
+  Topology t = preset("gb200-nvl72:racks=16");
+  Plan both = racks_taken(t, "[0000-0004,0008-0012]");
+  for (std::string policy : {"naive", "slurm"}) {
+    INFO(policy);
+    Plan p = plan_on(t, "jobs: [{name: s, kind: training, replicas: 4, gpus_per_replica: 72, required: rack, "
+                        "replicas_within: su}]",
+                     &both, policy);
+    REQUIRE(p.placements[0].placed);
+    CHECK(p.placements[0].problems ==
+          std::vector<std::string>{"its replicas span 2 sus but must all be in one (replicas_within: su)"});
+  }
+}
+
+TEST_CASE("replicas_within and spread at the same level contradict each other") {
+  Topology t = preset("gb200-nvl72:racks=16");
+  try {
+    plan(t, "jobs:\n  - {name: s, replicas: 2, gpus_per_replica: 8, spread: su, replicas_within: su}\n");
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    CHECK(e.diagnostics().front().str() ==
+          "jobs.yaml:2:5: job 's': its 2 replicas cannot be in different sus and all in one su (replicas_within)");
+  }
+  CHECK_THROWS_AS(plan(t, "jobs: [{name: s, replicas: 2, gpus_per_replica: 8, replicas_within: pod}]"), InputError);
+}
+
+TEST_CASE("exclusive_level: each replica in a domain no other job uses") {
+  Topology t = preset("gb200-nvl72:racks=4");
+  // The exclusive service takes two racks of its own; the rest goes around them.
+  Plan p = plan(t, R"(jobs:
+  - {name: svc, kind: inference, replicas: 2, gpus_per_replica: 8, exclusive_level: rack, priority: 5}
+  - {name: fits, gpus: 144}
+  - {name: more, gpus: 1}
+)");
+  REQUIRE(p.placements[0].placed);
+  REQUIRE(p.placements[1].placed);
+  std::set<DomainId> svc = domains(t, p, 0, "rack");
+  CHECK(svc.size() == 2);
+  for (DomainId d : domains(t, p, 1, "rack")) CHECK(svc.count(d) == 0);
+  CHECK_FALSE(p.placements[2].placed);
+  CHECK(p.placements[2].reason ==
+        "needs 1 GPU; only 0 are free; 128 more are in domains other jobs keep to themselves (exclusive_level)");
+  for (std::size_t j = 0; j < 2; ++j) CHECK(check_placement(t, p, j).empty());
+
+  // The other way round: racks other jobs use are not taken.
+  Plan q = plan(t, R"(jobs:
+  - {name: small, gpus: 4, priority: 5}
+  - {name: svc3, kind: inference, replicas: 3, gpus_per_replica: 8, exclusive_level: rack}
+  - {name: svc4, kind: inference, replicas: 4, gpus_per_replica: 8, exclusive_level: rack}
+)");
+  REQUIRE(q.placements[1].placed);
+  for (DomainId d : domains(t, q, 1, "rack")) CHECK(domains(t, q, 0, "rack").count(d) == 0);
+  CHECK_FALSE(q.placements[2].placed);
+  CHECK(q.placements[2].reason == "needs 4 replicas of 8 GPUs, each in a rack of its own; only 0 of 4 racks are free "
+                                  "of other jobs with room for one");
+
+  // One replica: required in a domain of its own.
+  Plan one = plan(t, R"(jobs:
+  - {name: a, gpus: 100, priority: 5}
+  - {name: b, gpus: 100, priority: 4}
+  - {name: c, gpus: 8, exclusive_level: su}
+)");
+  CHECK_FALSE(one.placements[2].placed);
+  CHECK(one.placements[2].reason == "needs 8 GPUs; only 0 are free in sus no other job uses");
+}
+
+TEST_CASE("exclusive_level is kept for --occupied plans and checked both ways in plans") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  Plan old = parse_plan_yaml(R"(jobs:
+  - {name: lws, kind: inference, exclusive_level: rack, replica_devices: ["r0000-n00/gpu[0-3]"]}
+)",
+                             "old.yaml", t);
+  price_plan(t, old, nullptr);
+  Plan next = plan_on(t, "jobs: [{name: x, gpus: 80}]", &old);
+  CHECK_FALSE(next.placements[0].placed);
+  Plan fits = plan_on(t, "jobs: [{name: x, gpus: 72}]", &old);
+  REQUIRE(fits.placements[0].placed);
+  CHECK(domains(t, fits, 0, "rack") == std::set<DomainId>{t.domains_at(*t.find_level("rack")).first + 1});
+
+  Plan hand = parse_plan_yaml(R"(jobs:
+  - {name: lws, kind: inference, exclusive_level: rack, replica_devices: ["r0000-n00/gpu[0-3]", "r0000-n01/gpu[0-3]"]}
+  - {name: other, devices: "r0000-n02/gpu0"}
+)",
+                              "hand.yaml", t);
+  price_plan(t, hand, nullptr);
+  CHECK(hand.placements[0].problems ==
+        std::vector<std::string>{"replica 1 shares rack 'su000/r0000' with another replica (exclusive_level: rack)",
+                                 "shares rack 'su000/r0000' with 'other' but must have it to itself (exclusive_level: rack)"});
+  CHECK(hand.placements[1].problems ==
+        std::vector<std::string>{"uses rack 'su000/r0000', which 'lws' must have to itself (exclusive_level: rack)"});
+}
+
+TEST_CASE("reasons name what is missing for spread and per-replica requirements") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  CHECK(plan(t, "jobs: [{name: s, replicas: 3, gpus_per_replica: 8, spread: rack}]").placements[0].reason ==
+        "needs 3 replicas of 8 GPUs in different racks; the topology has 2 racks");
+  CHECK(plan(t, "jobs: [{name: s, replicas: 3, gpus_per_replica: 40, required: rack}]").placements[0].reason ==
+        "needs 3 replicas of 40 GPUs, each in one rack; the free racks have room for 2");
+  Topology four = preset("gb200-nvl72:racks=4");
+  Plan p = plan(four, R"(jobs:
+  - {name: bits, kind: inference, replicas: 3, gpus_per_replica: 1, spread: rack, priority: 5}
+  - {name: s, replicas: 2, gpus_per_replica: 72, required: rack, spread: rack}
+)");
+  CHECK(p.placements[1].reason ==
+        "needs 2 replicas of 72 GPUs, each in a different rack; only 1 of 4 racks has room for one");
+}
+
+TEST_CASE("replicas_within and exclusive_level survive a plan file") {
+  Topology t = preset("gb200-nvl72:racks=16");
+  Plan p = plan(t, R"(jobs:
+  - {name: s, kind: training, replicas: 2, gpus_per_replica: 8, required: rack, replicas_within: su}
+  - {name: e, kind: inference, replicas: 2, gpus_per_replica: 4, exclusive_level: rack}
+)");
+  for (bool json : {false, true}) {
+    std::ostringstream out;
+    if (json)
+      write_plan_json(out, t, p);
+    else
+      write_plan_yaml(out, t, p);
+    Plan back = parse_plan_yaml(out.str(), "plan", t);
+    CHECK(back.jobs[0].replicas_within == std::optional<std::string>("su"));
+    CHECK(back.jobs[1].exclusive_level == std::optional<std::string>("rack"));
+    price_plan(t, back, nullptr);
+    CHECK(back.placements[0].problems.empty());
+    CHECK(back.placements[1].problems.empty());
   }
 }

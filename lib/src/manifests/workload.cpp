@@ -129,7 +129,10 @@ std::optional<Job> to_job(const WorkloadSpec& w, const LevelMap& levels, Manifes
   std::uint64_t per_replica = accelerators;
 
   // Slices (Kueue podset-slice-*, Volcano partitions, KAI segments, Slurm
-  // --segment) become replicas, each required in one domain of the slice level.
+  // --segment) become replicas, each required in one domain of the slice
+  // level; a coarser required level keeps them all in one domain of it.
+  std::optional<LevelRequest> within;
+  bool slices_planned = false;
   const PodSet* sliced = nullptr;
   for (const PodSet& s : sets)
     if (s.slice) sliced = &s;
@@ -148,10 +151,7 @@ std::optional<Job> to_job(const WorkloadSpec& w, const LevelMap& levels, Manifes
                                            b.level(s.slice->level), b.level(required->level), required->source));
       return std::nullopt;
     }
-    if (required && required->level > 0 && required->level != s.slice->level)
-      b.warn(required->where, fmt::format("{}: topoplan keeps each slice in one {} but cannot also keep all slices "
-                                          "in one {}",
-                                          required->source, b.level(s.slice->level), b.level(required->level)));
+    if (required && required->level > 0 && required->level != s.slice->level) within = required;
     if (preferred)
       b.warn(preferred->where, fmt::format("{}: not honoured for sliced workloads; each slice is placed as tightly as "
                                            "it can be",
@@ -161,14 +161,16 @@ std::optional<Job> to_job(const WorkloadSpec& w, const LevelMap& levels, Manifes
     per_replica = s.slice_size * s.accelerators;
     required = s.slice;
     preferred.reset();
+    slices_planned = true;
   }
-  if (w.exclusive) {
-    required = finer(required, w.exclusive);
-    if (replicas > 1) job.spread = b.level(w.exclusive->level);
-    b.warn(w.exclusive->where, fmt::format("{}: each group gets its own {}, but topoplan does not keep other jobs out "
-                                           "of it",
-                                           w.exclusive->source, b.level(w.exclusive->level)));
-  }
+  // One group per domain, shared with no other job (the planner adds the
+  // required and spread levels this implies). Slices are not groups: a sliced
+  // job's one group cannot be kept to itself that way.
+  if (w.exclusive && slices_planned)
+    b.warn(w.exclusive->where, fmt::format("{}: not honoured for a sliced workload (its slices are not groups)",
+                                           w.exclusive->source));
+  else if (w.exclusive)
+    job.exclusive_level = b.level(w.exclusive->level);
   if (whole) per_replica = pods_per_replica * std::max(1u, node_size);
   if (replicas == 0 || replicas > 1'000'000 || per_replica == 0 || per_replica * replicas > kMaxAccelerators) {
     b.reject(w.where, fmt::format("{} accelerators in {} group{} are more than topoplan plans", per_replica * replicas,
@@ -202,7 +204,7 @@ std::optional<Job> to_job(const WorkloadSpec& w, const LevelMap& levels, Manifes
   }
   if (required && required->level > 0) job.required = b.level(required->level);
   if (preferred && (!required || preferred->level > required->level)) job.preferred = b.level(preferred->level);
-  if (job.spread && job.required && *job.spread != *job.required) job.spread.reset();
+  if (within && job.replicas > 1) job.replicas_within = b.level(within->level);
   return job;
 }
 

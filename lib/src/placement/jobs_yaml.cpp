@@ -114,7 +114,7 @@ const std::vector<std::string_view>& JobReader::keys() {
   static const std::vector<std::string_view> kKeys = {
       "name",     "kind",     "gpus",     "lpus",     "accelerators", "nodes",    "replicas",
       "gpus_per_replica", "lpus_per_replica", "parallelism", "workload", "required", "preferred", "spread",
-      "priority", "tenant",   "model",    "exclusive"};
+      "replicas_within", "exclusive_level", "priority", "tenant", "model", "exclusive", "queue", "priority_class"};
   return kKeys;
 }
 
@@ -204,6 +204,8 @@ std::optional<Job> JobReader::read(const YAML::Node& node, const std::vector<std
   job.spread = m.string("spread");
   if (job.spread && job.replicas < 2 && job.kind == JobKind::training)
     sink_.error(m.where("spread"), "'spread' places replicas apart; this job has one replica");
+  job.replicas_within = m.string("replicas_within");
+  job.exclusive_level = m.string("exclusive_level");
   if (auto p = m.integer("priority", -1'000'000'000, 1'000'000'000)) job.priority = *p;
   job.tenant = m.string("tenant").value_or("");
   job.accelerator_model = m.string("model").value_or("");
@@ -214,6 +216,8 @@ std::optional<Job> JobReader::read(const YAML::Node& node, const std::vector<std
       sink_.error(m.where("exclusive"), fmt::format("'exclusive' is true or false, not '{}'", *e));
   }
   if (job.nodes) job.exclusive = true;
+  job.queue = m.string("queue").value_or("");
+  job.priority_class = m.string("priority_class").value_or("");
   if (sink_.size() != before) return std::nullopt;
   return job;
 }

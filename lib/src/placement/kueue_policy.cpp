@@ -24,7 +24,12 @@
 // - Profile: the default since v0.15, TASProfileMixed (pkg/features/
 //   kube_features.go): BestFit for required and preferred, LeastFreeCapacity
 //   for unconstrained (useBestFitAlgorithm, useLeastFreeCapacityAlgorithm).
-//   Leaders, slices, node affinity and balanced placement are not modelled.
+//   Leaders, node affinity and balanced placement are not modelled.
+// - Slices (podset-slice-required-topology: L2 with podset-required-topology:
+//   L1) are the job's replicas, each required at L2, with replicas_within: L1.
+//   The L1 domain is chosen as Kueue chooses it (rule 7); inside it each slice
+//   is then placed as one required request (rules 1-6), which gives each
+//   slice an L2 domain of its own, as Kueue's descent at the slice level does.
 //
 // Rules:
 // 1. Capacity roll-up (fillInCounts, fillLeafCounts, fillInCountsHelper): a
@@ -56,6 +61,13 @@
 //    assignment in stored order): nodes in lexicographic order of their level
 //    values, consecutive ranks on one node; inside a node, its usable
 //    accelerators in device order (the device plugin's choice, not Kueue's).
+// 7. Slices (fillInCountsHelper, findLevelWithFitDomains,
+//    findBestFitDomainForSlices): a domain of the slice level holds
+//    floor(pods / pods per slice) slices, coarser domains the sum of their
+//    children's; the domains of the required level are sorted by slices
+//    descending, then pods ascending, then level values (sortedDomains), and
+//    BestFit takes the first with the fewest slices that still holds them
+//    all. When the first holds too few, the required request fails.
 #include "topoplan/placement/kueue_policy.hpp"
 
 #include <algorithm>
@@ -219,7 +231,61 @@ class Assignment {
   std::vector<std::uint32_t> pods_;  // per domain: pods that fit, then pods assigned
 };
 
+// Pods per accelerator request: whole nodes, tensor-parallel groups, or
+// single accelerators (see the mapping above).
+std::uint32_t pod_size_of(const CapacityView& view, const PlaceRequest& request) {
+  if (view.whole_nodes()) return 1;
+  return request.granule > 1 && request.units % request.granule == 0 ? request.granule : 1;
+}
+
+std::vector<std::uint32_t> pods_per_node(const CapacityView& view, std::uint32_t pod_size) {
+  const Topology& t = view.topology();
+  auto [first_node, last_node] = t.domains_at(t.host_level());
+  std::vector<std::uint32_t> node_pods(last_node - first_node, 0);
+  for (DomainId n = first_node; n < last_node; ++n)
+    node_pods[n - first_node] = view.whole_nodes() ? view.count(n) : view.accelerators(n) / pod_size;
+  return node_pods;
+}
+
 }  // namespace
+
+std::optional<std::vector<DomainId>> KueuePolicy::within_domains(const CapacityView& view,
+                                                                 const WithinRequest& request) const {
+  const Topology& t = view.topology();
+  const PlaceRequest& r = request.replica;
+  std::vector<DomainId> out;
+  if (r.units == 0) return out;
+  std::vector<std::uint32_t> other_lex;
+  if (&t != topology_) other_lex = lexicographic_ranks(t);
+  const std::vector<std::uint32_t>& lex = &t == topology_ ? lex_rank_ : other_lex;
+
+  // Rule 7: slices per domain of the slice level, summed up to the required level.
+  const std::uint32_t pod_size = pod_size_of(view, r);
+  const std::uint32_t slice_pods = std::max(1u, view.whole_nodes() ? r.units : r.units / pod_size);
+  Assignment run(t, lex, FitAlgorithm::best_fit);
+  run.fill_counts(pods_per_node(view, pod_size));
+  const LevelIndex level = request.level;
+  const LevelIndex slice_level = std::max(r.required.value_or(level), level);
+  auto [first, last] = t.domains_at(level);
+  std::vector<std::uint32_t> slices(last - first, 0);
+  auto [slice_first, slice_last] = t.domains_at(slice_level);
+  for (DomainId d = slice_first; d < slice_last; ++d) slices[t.ancestor(d, level) - first] += run.pods(d) / slice_pods;
+
+  std::vector<DomainId> sorted(last - first);
+  std::iota(sorted.begin(), sorted.end(), first);
+  std::sort(sorted.begin(), sorted.end(), [&](DomainId a, DomainId b) {
+    if (slices[a - first] != slices[b - first]) return slices[a - first] > slices[b - first];
+    if (run.pods(a) != run.pods(b)) return run.pods(a) < run.pods(b);
+    if (lex[a] != lex[b]) return lex[a] < lex[b];
+    return a < b;
+  });
+  if (sorted.empty() || slices[sorted.front() - first] < request.replicas) return out;
+  DomainId best = sorted.front();
+  for (DomainId d : sorted)
+    if (slices[d - first] >= request.replicas && slices[d - first] < slices[best - first]) best = d;
+  out.push_back(best);
+  return out;
+}
 
 KueuePolicy::KueuePolicy(const Topology& topology) : topology_(&topology), lex_rank_(lexicographic_ranks(topology)) {}
 
@@ -232,13 +298,9 @@ std::vector<std::uint32_t> KueuePolicy::place(const CapacityView& view, const Pl
 
   // Pods: whole nodes, tensor-parallel groups, or single accelerators.
   const bool whole = view.whole_nodes();
-  const std::uint32_t pod_size =
-      !whole && request.granule > 1 && request.units % request.granule == 0 ? request.granule : 1;
+  const std::uint32_t pod_size = pod_size_of(view, request);
   const std::uint32_t needed = whole ? request.units : request.units / pod_size;
-  auto [first_node, last_node] = t.domains_at(t.host_level());
-  std::vector<std::uint32_t> node_pods(last_node - first_node, 0);
-  for (DomainId n = first_node; n < last_node; ++n)
-    node_pods[n - first_node] = whole ? view.count(n) : view.accelerators(n) / pod_size;
+  std::vector<std::uint32_t> node_pods = pods_per_node(view, pod_size);
 
   // Kueue's levels start below our root, unless the root is the only level.
   const LevelIndex top_level = t.host_level() == 0 ? 0 : 1;

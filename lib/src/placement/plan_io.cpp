@@ -47,6 +47,15 @@ std::vector<std::string> device_names(const Topology& t, const std::vector<Devic
   return names;
 }
 
+// "queue: training, priority class: high", when the manifest named them.
+void print_queue(std::ostream& out, const Job& job, std::size_t width) {
+  std::vector<std::string> parts;
+  if (!job.queue.empty()) parts.push_back(fmt::format("queue: {}", job.queue));
+  if (!job.priority_class.empty())
+    parts.push_back(fmt::format("priority class: {} ({})", job.priority_class, job.priority));
+  if (!parts.empty()) fmt::print(out, "{:<{}}  {}\n", "", width, fmt::join(parts, ", "));
+}
+
 }  // namespace
 
 void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
@@ -63,12 +72,14 @@ void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
     if (!p.placed) {
       fmt::print(out, "{:<{}}  {:<9}  {:>7}  {:<6}  {:>12}  {}\n", job.name, width, kind, size_text(job, p), "no", "-",
                  "-");
+      print_queue(out, job, width);
       fmt::print(out, "{:<{}}  reason: {}\n", "", width, p.reason);
       if (!p.suggestion.empty()) fmt::print(out, "{:<{}}  {}\n", "", width, p.suggestion);
       continue;
     }
     fmt::print(out, "{:<{}}  {:<9}  {:>7}  {:<6}  {:>12}  {}\n", job.name, width, kind, size_text(job, p), "yes",
                seconds_text(p.shared_step_seconds), span_text(t, span_of(t, p.replicas)));
+    print_queue(out, job, width);
     for (const std::string& problem : p.problems) fmt::print(out, "{:<{}}  problem: {}\n", "", width, problem);
   }
   const PlanSummary& s = plan.summary;
@@ -100,7 +111,11 @@ void write_job_spec(Writer& w, const Job& job) {
   if (job.required) w.field("required", *job.required);
   if (job.preferred) w.field("preferred", *job.preferred);
   if (job.spread) w.field("spread", *job.spread);
+  if (job.replicas_within) w.field("replicas_within", *job.replicas_within);
+  if (job.exclusive_level) w.field("exclusive_level", *job.exclusive_level);
   w.field("priority", static_cast<long long>(job.priority));
+  if (!job.priority_class.empty()) w.field("priority_class", job.priority_class);
+  if (!job.queue.empty()) w.field("queue", job.queue);
   if (!job.tenant.empty()) w.field("tenant", job.tenant);
   if (!job.accelerator_model.empty()) w.field("model", job.accelerator_model);
   if (job.exclusive && !job.nodes) w.field("exclusive", true);

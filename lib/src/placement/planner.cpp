@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <iterator>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -47,10 +48,31 @@ bool model_matches(const Topology& t, const Job& job, DeviceId device) {
   return p.matches(t.str(t.device(device).model));
 }
 
+// The levels a job's placement must honour, with what exclusive_level
+// implies: each replica inside one domain of that level (or of a finer
+// required level) and, with several replicas, each in a different one.
+struct Levels {
+  std::optional<LevelIndex> required;
+  std::optional<LevelIndex> spread;
+  std::optional<LevelIndex> within;     // all replicas in one domain (never the root)
+  std::optional<LevelIndex> exclusive;  // domains of this level no other job uses
+};
+
+Levels effective_levels(Levels l, std::uint32_t replicas) {
+  if (l.exclusive) {
+    l.required = std::max(l.required.value_or(*l.exclusive), *l.exclusive);
+    if (replicas > 1) l.spread = std::min(l.spread.value_or(*l.exclusive), *l.exclusive);
+  }
+  if (l.within && *l.within == 0) l.within.reset();  // everything is inside the root
+  return l;
+}
+
 struct Resolved {
   std::optional<LevelIndex> required;
   std::optional<LevelIndex> preferred;
   std::optional<LevelIndex> spread;
+  std::optional<LevelIndex> within;
+  std::optional<LevelIndex> exclusive;
   bool whole_nodes = false;
   std::uint32_t units = 0;      // per replica: accelerators, or nodes
   std::uint32_t ranks = 0;      // per replica: accelerators that get ranks
@@ -70,11 +92,17 @@ class Planner {
  private:
   Resolved resolve(const Job& job) const;
   std::uint32_t tenant_id(const std::string& tenant);
-  CapacityView view_for(const Job& job, const Resolved& r, const std::vector<DomainId>& excluded) const;
+  CapacityView view_for(const Job& job, const Resolved& r, const std::vector<DomainId>& excluded,
+                        DomainId inside = kNone) const;
+  PlaceRequest request_for(const Job& job, const Resolved& r) const;
   std::vector<std::uint32_t> place_replica(const Job& job, const Resolved& r, const std::vector<DomainId>& excluded,
-                                           const PlacementPolicy& policy, const Occupancy& occupancy) const;
+                                           const PlacementPolicy& policy, DomainId inside = kNone) const;
   bool place(const Job& job, const Resolved& r, std::uint32_t job_id, JobPlacement& out);
+  bool place_inside(const Job& job, const Resolved& r, std::uint32_t job_id, DomainId inside, JobPlacement& out);
+  void reserve(LevelIndex level, const std::vector<std::vector<DeviceId>>& replicas);
   void explain(const Job& job, const Resolved& r, JobPlacement& out);
+  void suggest(const Job& job, const Resolved& r, JobPlacement& out);
+  std::string shape_text(const Resolved& r, std::uint32_t replicas) const;
   std::string level_name(LevelIndex l) const { return t_.levels()[l].name; }
   std::string unit_name(const Job& job, const Resolved& r, std::uint32_t n) const {
     if (r.whole_nodes) return fmt::format("{} whole node{}", n, n == 1 ? "" : "s");
@@ -89,6 +117,9 @@ class Planner {
   std::uint32_t node_size_;
   std::unique_ptr<PlacementPolicy> policy_;
   std::map<std::string, std::uint32_t> tenants_;
+  // Domains an exclusive_level job has to itself (planned or occupied): no
+  // other job is placed in them.
+  std::vector<DomainId> reserved_;
 };
 
 Resolved Planner::resolve(const Job& job) const {
@@ -96,6 +127,13 @@ Resolved Planner::resolve(const Job& job) const {
   r.required = resolve_level(t_, job.required, job, "required");
   r.preferred = resolve_level(t_, job.preferred, job, "preferred");
   r.spread = resolve_level(t_, job.spread, job, "spread");
+  Levels levels = effective_levels({r.required, r.spread, resolve_level(t_, job.replicas_within, job, "replicas_within"),
+                                    resolve_level(t_, job.exclusive_level, job, "exclusive_level")},
+                                   job.replicas);
+  r.required = levels.required;
+  r.spread = levels.spread;
+  r.within = levels.within;
+  r.exclusive = levels.exclusive;
   r.whole_nodes = job.exclusive;
   if (job.nodes) {
     r.units = job.nodes;
@@ -116,9 +154,12 @@ Resolved Planner::resolve(const Job& job) const {
     r.granule = job.parallelism.tp;
   r.group = std::max(r.granule, job.parallelism.tp * job.parallelism.pp);
   if (r.group > r.ranks || (r.ranks % r.group) != 0) r.group = r.granule;
-  if (r.required && r.spread && *r.spread < *r.required)
-    throw InputError(job.where, fmt::format("job '{}': replicas cannot be spread over {}s inside one {}", job.name,
-                                            level_name(*r.spread), level_name(*r.required)));
+  if (r.within && r.spread && job.replicas > 1 && *r.spread <= *r.within)
+    throw InputError(job.where, fmt::format("job '{}': its {} replicas cannot be in different {}s{} and all in one {} "
+                                            "(replicas_within)",
+                                            job.name, job.replicas, level_name(*r.spread),
+                                            r.exclusive && *r.exclusive == *r.spread ? " (exclusive_level)" : "",
+                                            level_name(*r.within)));
   return r;
 }
 
@@ -127,7 +168,8 @@ std::uint32_t Planner::tenant_id(const std::string& tenant) {
   return tenants_.try_emplace(tenant, static_cast<std::uint32_t>(tenants_.size())).first->second;
 }
 
-CapacityView Planner::view_for(const Job& job, const Resolved& r, const std::vector<DomainId>& excluded) const {
+CapacityView Planner::view_for(const Job& job, const Resolved& r, const std::vector<DomainId>& excluded,
+                               DomainId inside) const {
   CapacityView view(occupancy_, r.whole_nodes);
   bool tenant_bound = !tenants_.empty();
   std::uint32_t tenant = kNone;
@@ -135,9 +177,33 @@ CapacityView Planner::view_for(const Job& job, const Resolved& r, const std::vec
     auto it = tenants_.find(job.tenant);
     tenant = it == tenants_.end() ? kNone - 2 : it->second;
   }
-  if (!job.accelerator_model.empty() || tenant_bound) {
+  // Whole domains out of reach, as accelerator ranges: those given, all but
+  // `inside`, those exclusive jobs have to themselves and, for an exclusive
+  // job, every domain of its level that something else uses.
+  const auto accel_count = static_cast<std::uint32_t>(t_.accelerators().size());
+  std::vector<std::uint8_t> blocked;
+  auto block = [&](std::uint32_t begin, std::uint32_t end) {
+    if (begin >= end) return;
+    if (blocked.empty()) blocked.assign(accel_count, 0);
+    std::fill(blocked.begin() + begin, blocked.begin() + end, std::uint8_t{1});
+  };
+  for (DomainId d : excluded) block(t_.domain(d).accel_begin, t_.domain(d).accel_end);
+  if (inside != kNone) {
+    block(0, t_.domain(inside).accel_begin);
+    block(t_.domain(inside).accel_end, accel_count);
+  }
+  for (DomainId d : reserved_) block(t_.domain(d).accel_begin, t_.domain(d).accel_end);
+  if (r.exclusive) {
+    auto [first, last] = t_.domains_at(*r.exclusive);
+    for (DomainId d = first; d < last; ++d)
+      if (occupancy_.free_in(d) < occupancy_.usable_in(d)) block(t_.domain(d).accel_begin, t_.domain(d).accel_end);
+  }
+  bool filter = !job.accelerator_model.empty() || tenant_bound;
+  if (filter || !blocked.empty()) {
     auto accels = t_.accelerators();
     view.restrict([&](std::uint32_t a) {
+      if (!blocked.empty() && blocked[a]) return false;
+      if (!filter) return true;
       if (!model_matches(t_, job, accels[a])) return false;
       std::uint32_t owner_tenant = occupancy_.node_tenant(occupancy_.node_of(a));
       // Nodes of a named tenant take only that tenant's jobs, and a named
@@ -145,15 +211,10 @@ CapacityView Planner::view_for(const Job& job, const Resolved& r, const std::vec
       return owner_tenant == kNone || owner_tenant == tenant;
     });
   }
-  for (DomainId d : excluded) view.exclude(d);
   return view;
 }
 
-std::vector<std::uint32_t> Planner::place_replica(const Job& job, const Resolved& r,
-                                                  const std::vector<DomainId>& excluded,
-                                                  const PlacementPolicy& policy, const Occupancy& occupancy) const {
-  (void)occupancy;
-  CapacityView view = view_for(job, r, excluded);
+PlaceRequest Planner::request_for(const Job& job, const Resolved& r) const {
   PlaceRequest request;
   request.units = r.units;
   request.granule = r.granule;
@@ -162,11 +223,32 @@ std::vector<std::uint32_t> Planner::place_replica(const Job& job, const Resolved
   request.preferred = r.preferred;
   request.job = &job;
   request.pricer = options_.pricer;
-  std::vector<std::uint32_t> accels = policy.place(view, request);
-  return accels;
+  return request;
+}
+
+std::vector<std::uint32_t> Planner::place_replica(const Job& job, const Resolved& r,
+                                                  const std::vector<DomainId>& excluded,
+                                                  const PlacementPolicy& policy, DomainId inside) const {
+  CapacityView view = view_for(job, r, excluded, inside);
+  return policy.place(view, request_for(job, r));
 }
 
 bool Planner::place(const Job& job, const Resolved& r, std::uint32_t job_id, JobPlacement& out) {
+  if (r.within) {
+    // All replicas in one domain: the policy says which domains to try.
+    WithinRequest within{request_for(job, r), job.replicas, *r.within, r.spread};
+    std::optional<std::vector<DomainId>> domains = policy_->within_domains(view_for(job, r, {}), within);
+    if (domains) {
+      for (DomainId d : *domains)
+        if (place_inside(job, r, job_id, d, out)) return true;
+      return false;
+    }
+  }
+  return place_inside(job, r, job_id, kNone, out);
+}
+
+bool Planner::place_inside(const Job& job, const Resolved& r, std::uint32_t job_id, DomainId inside,
+                           JobPlacement& out) {
   std::vector<DomainId> excluded;
   std::vector<std::vector<std::uint32_t>> taken;
   std::uint32_t tenant = tenant_id(job.tenant);
@@ -175,7 +257,7 @@ bool Planner::place(const Job& job, const Resolved& r, std::uint32_t job_id, Job
       for (std::uint32_t a : group) occupancy_.release(a);
   };
   for (std::uint32_t replica = 0; replica < job.replicas; ++replica) {
-    std::vector<std::uint32_t> accels = place_replica(job, r, excluded, *policy_, occupancy_);
+    std::vector<std::uint32_t> accels = place_replica(job, r, excluded, *policy_, inside);
     if (accels.empty()) {
       rollback();
       return false;
@@ -196,7 +278,45 @@ bool Planner::place(const Job& job, const Resolved& r, std::uint32_t job_id, Job
     out.replicas.push_back(std::move(devices));
   }
   out.placed = true;
+  if (r.exclusive) reserve(*r.exclusive, out.replicas);
   return true;
+}
+
+void Planner::reserve(LevelIndex level, const std::vector<std::vector<DeviceId>>& replicas) {
+  for (const auto& replica : replicas)
+    for (DeviceId d : replica) {
+      if (!is_accelerator(t_.device(d).kind)) continue;
+      DomainId domain = t_.ancestor(t_.device(d).domain, level);
+      if (std::find(reserved_.begin(), reserved_.end(), domain) == reserved_.end()) reserved_.push_back(domain);
+    }
+}
+
+// "each in one rack, all in one block", "in a block of its own": how the
+// replicas of a job must sit, for reasons.
+std::string Planner::shape_text(const Resolved& r, std::uint32_t replicas) const {
+  const bool several = replicas > 1;
+  std::vector<std::string> parts;
+  bool spread_said = false;
+  if (r.required) {
+    std::string level = level_name(*r.required);
+    if (r.exclusive && *r.exclusive == *r.required) {
+      parts.push_back(fmt::format("{}in a {} of its own", several ? "each " : "", level));
+      spread_said = true;
+    } else if (several && r.spread && *r.spread == *r.required) {
+      parts.push_back(fmt::format("each in a different {}", level));
+      spread_said = true;
+    } else {
+      parts.push_back(fmt::format("{}in one {}", several ? "each " : "", level));
+    }
+  }
+  if (several && r.spread && !spread_said) {
+    if (r.exclusive && *r.exclusive == *r.spread)
+      parts.push_back(fmt::format("in {}s of their own", level_name(*r.spread)));
+    else
+      parts.push_back(fmt::format("in different {}s", level_name(*r.spread)));
+  }
+  if (several && r.within) parts.push_back(fmt::format("all in one {}", level_name(*r.within)));
+  return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 void Planner::explain(const Job& job, const Resolved& r, JobPlacement& out) {
@@ -205,7 +325,9 @@ void Planner::explain(const Job& job, const Resolved& r, JobPlacement& out) {
   std::uint64_t needed = static_cast<std::uint64_t>(r.units) * job.replicas;
   std::string what = unit_name(job, r, static_cast<std::uint32_t>(needed));
   std::string model = job.accelerator_model.empty() ? "" : fmt::format(" of model '{}'", job.accelerator_model);
-  std::string tenant = job.tenant.empty() ? "" : fmt::format(" outside other tenants' nodes");
+  std::string outside;
+  if (!job.tenant.empty()) outside = " outside other tenants' nodes";
+  if (r.exclusive) outside += fmt::format(" in {}s no other job uses", level_name(*r.exclusive));
   auto largest_at = [&](LevelIndex level, bool free_only) {
     std::uint32_t best = 0;
     auto [first, last] = t_.domains_at(level);
@@ -217,74 +339,152 @@ void Planner::explain(const Job& job, const Resolved& r, JobPlacement& out) {
     }
     return best;
   };
-  if (r.required) {
-    std::string level = level_name(*r.required);
-    std::string per = job.replicas > 1 ? " per replica" : "";
-    std::uint32_t capacity = largest_at(*r.required, false);
-    if (capacity < r.units)
-      out.reason = fmt::format("needs {}{} in one {}{}; a {} holds at most {}", unit_name(job, r, r.units), model,
-                               level, per, level, capacity);
-    else if (total_free < needed)
-      out.reason = fmt::format("needs {}{}; only {} {} free{}", what, model, total_free,
-                               total_free == 1 ? "is" : "are", tenant);
-    else
-      out.reason = fmt::format("needs {}{} in one {}{}; the largest free {} island has {}", unit_name(job, r, r.units),
-                               model, level, per, level, largest_at(*r.required, true));
-    // What would work: the same job without the requirement, and its price.
-    Job relaxed = job;
-    relaxed.required.reset();
-    relaxed.preferred = level;
-    Resolved rr = r;
-    rr.required.reset();
-    rr.preferred = r.required;
-    std::vector<std::uint32_t> accels = place_replica(relaxed, rr, {}, *policy_, occupancy_);
-    if (accels.empty() || job.replicas > 1) return;
-    std::vector<DomainId> domains;
-    std::vector<DeviceId> devices;
-    for (std::uint32_t a : accels) {
-      domains.push_back(t_.ancestor(occupancy_.node_of(a), *r.required));
-      if (devices.size() < r.ranks) devices.push_back(t_.accelerators()[a]);
-    }
-    std::sort(domains.begin(), domains.end());
-    domains.erase(std::unique(domains.begin(), domains.end()), domains.end());
-    out.suggestion = fmt::format("fits with `preferred: {}` across {} {}s", level, domains.size(), level);
-    if (options_.pricer) {
-      // Against the same job in one domain of an empty cluster, if one is big enough.
-      Occupancy empty(t_);
-      TopoPolicy ideal_policy;
-      CapacityView ideal_view(empty, r.whole_nodes);
-      PlaceRequest ideal;
-      ideal.units = r.units;
-      ideal.granule = r.granule;
-      ideal.group = r.group;
-      ideal.required = r.required;
-      std::vector<std::uint32_t> best = ideal_policy.place(ideal_view, ideal);
-      if (!best.empty()) {
-        std::vector<DeviceId> ideal_devices;
-        for (std::size_t i = 0; i < best.size() && i < r.ranks; ++i) ideal_devices.push_back(t_.accelerators()[best[i]]);
-        double base = options_.pricer->step_seconds(job, ideal_devices);
-        double relaxed_cost = options_.pricer->step_seconds(job, devices);
-        if (base > 0) out.suggestion += fmt::format(" at {:+.0f} % step time", (relaxed_cost / base - 1) * 100);
-      }
-    }
+  const bool several = job.replicas > 1;
+  const std::string group = job.kind == JobKind::training ? "slice" : "replica";
+  // "3 replicas of 4 GPUs, each in one rack" or "4 GPUs in one rack".
+  const std::string shape = shape_text(r, job.replicas);
+  const std::string needs = fmt::format(
+      "needs {}{}{}{}",
+      several ? fmt::format("{} {}s of {}", job.replicas, group, unit_name(job, r, r.units)) : unit_name(job, r, r.units),
+      model, shape.empty() ? "" : shape.rfind("each ", 0) == 0 ? ", " : " ", shape);
+  // The same counts on an empty cluster: what the topology can hold at all.
+  Occupancy empty(t_);
+  CapacityView empty_view(empty, r.whole_nodes);
+  auto free_phrase = [&](std::uint32_t n) { return fmt::format("{} {}", n, n == 1 ? "is" : "are"); };
+
+  // A replica larger than any domain of its required level.
+  if (r.required && largest_at(*r.required, false) < r.units) {
+    out.reason = fmt::format("{}; a {} holds at most {}", needs, level_name(*r.required), largest_at(*r.required, false));
+    suggest(job, r, out);
     return;
   }
-  if (total_free < needed) {
-    out.reason = fmt::format("needs {}{}; only {} {} free{}", what, model, total_free,
-                             total_free == 1 ? "is" : "are", tenant);
-    return;
-  }
-  if (r.spread) {
-    auto [first, last] = t_.domains_at(*r.spread);
+  // Replicas in different domains: fewer domains than replicas can hold one,
+  // at all or now. An exclusive job's view leaves out the domains others
+  // use, so for it this says more than the free count.
+  auto spread_reason = [&](bool structural_only) {
+    if (!several || !r.spread) return false;
+    const LevelIndex level = *r.spread;
+    WithinRequest per{request_for(job, r), 1, level, std::nullopt};
+    auto [first, last] = t_.domains_at(level);
+    std::uint32_t domains = last - first;
+    std::uint32_t able = 0;
     std::uint32_t holders = 0;
-    for (DomainId d = first; d < last; ++d) holders += view.count(d) >= r.units ? 1u : 0u;
-    out.reason = fmt::format("needs {} replicas of {} in different {}s; {} {}{} {} room for one", job.replicas,
-                             unit_name(job, r, r.units), level_name(*r.spread), holders, level_name(*r.spread),
-                             holders == 1 ? "" : "s", holders == 1 ? "has" : "have");
+    for (std::uint32_t n : replica_capacity(empty_view, per)) able += n > 0 ? 1u : 0u;
+    for (std::uint32_t n : replica_capacity(view, per)) holders += n > 0 ? 1u : 0u;
+    std::string name = level_name(level);
+    if (able < job.replicas) {
+      out.reason = able == domains
+                       ? fmt::format("{}; the topology has {} {}{}", needs, domains, name, domains == 1 ? "" : "s")
+                       : fmt::format("{}; only {} of its {} {}s can hold one", needs, able, domains, name);
+      return true;
+    }
+    if (structural_only) return false;
+    if (holders < job.replicas) {
+      bool exclusive = r.exclusive && *r.exclusive == level;
+      out.reason = fmt::format("{}; only {} of {} {}s {} room for one", needs, holders, domains, name,
+                               exclusive ? (holders == 1 ? "is free of other jobs with" : "are free of other jobs with")
+                                         : (holders == 1 ? "has" : "have"));
+      return true;
+    }
+    return false;
+  };
+  // All replicas in one domain, when the policy honours that: no domain of
+  // the level can hold them all, or none has room for them now.
+  WithinRequest within{request_for(job, r), job.replicas, r.within.value_or(0), r.spread};
+  const bool within_honoured = several && r.within && policy_->within_domains(view, within);
+  if (within_honoured) {
+    std::vector<std::uint32_t> at_most = replica_capacity(empty_view, within);
+    std::uint32_t most = at_most.empty() ? 0 : *std::max_element(at_most.begin(), at_most.end());
+    if (most < job.replicas) {
+      out.reason = fmt::format("{}; a {} holds at most {}", needs, level_name(*r.within), most);
+      return;
+    }
+  }
+  if (spread_reason(!r.exclusive)) return;
+  if (total_free < needed) {
+    out.reason = fmt::format("needs {}{}; only {} free{}", what, model, free_phrase(total_free), outside);
+    // Accelerators that jobs with exclusive_level keep to themselves.
+    std::uint32_t kept = 0;
+    for (DomainId d : reserved_) kept += occupancy_.free_in(d);
+    if (kept > 0)
+      out.reason += fmt::format("; {} more {} in domains other jobs keep to themselves (exclusive_level)", kept,
+                                kept == 1 ? "is" : "are");
+    if (r.required) suggest(job, r, out);
+    return;
+  }
+  if (!r.exclusive && spread_reason(false)) return;
+  if (within_honoured) {
+    std::vector<std::uint32_t> room = replica_capacity(view, within);
+    std::uint32_t best = room.empty() ? 0 : *std::max_element(room.begin(), room.end());
+    std::string name = level_name(*r.within);
+    if (best < job.replicas)
+      out.reason = best == 0 ? fmt::format("{}; no {} has room for one", needs, name)
+                             : fmt::format("{}; the best {} has room for {}", needs, name, best);
+    else
+      out.reason = fmt::format("{}; a {} has room for all {} by count, but the '{}' policy found no placement in it",
+                               needs, name, job.replicas, options_.policy);
+    return;
+  }
+  // Replicas each in one domain of the required level: too few places.
+  if (several && r.required) {
+    WithinRequest per{request_for(job, r), 1, *r.required, std::nullopt};
+    std::uint32_t slots = 0;
+    for (std::uint32_t n : replica_capacity(view, per)) slots += n;
+    if (slots < job.replicas) {
+      out.reason = fmt::format("{}; the free {}s have room for {}", needs, level_name(*r.required), slots);
+      return;
+    }
+  }
+  if (r.required && !several) {
+    out.reason = fmt::format("{}; the largest free {} island has {}", needs, level_name(*r.required),
+                             largest_at(*r.required, true));
+    suggest(job, r, out);
     return;
   }
   out.reason = fmt::format("needs {}{}; {} are free but the '{}' policy found no placement for them", what, model,
                            total_free, options_.policy);
+}
+
+// What would work: the same job without its required level, and its price.
+void Planner::suggest(const Job& job, const Resolved& r, JobPlacement& out) {
+  if (!r.required || job.replicas > 1 || r.exclusive || r.within) return;
+  std::string level = level_name(*r.required);
+  Job relaxed = job;
+  relaxed.required.reset();
+  relaxed.preferred = level;
+  Resolved rr = r;
+  rr.required.reset();
+  rr.preferred = r.required;
+  std::vector<std::uint32_t> accels = place_replica(relaxed, rr, {}, *policy_);
+  if (accels.empty()) return;
+  std::vector<DomainId> domains;
+  std::vector<DeviceId> devices;
+  for (std::uint32_t a : accels) {
+    domains.push_back(t_.ancestor(occupancy_.node_of(a), *r.required));
+    if (devices.size() < r.ranks) devices.push_back(t_.accelerators()[a]);
+  }
+  std::sort(domains.begin(), domains.end());
+  domains.erase(std::unique(domains.begin(), domains.end()), domains.end());
+  out.suggestion = fmt::format("fits with `preferred: {}` across {} {}s", level, domains.size(), level);
+  if (options_.pricer) {
+    // Against the same job in one domain of an empty cluster, if one is big enough.
+    Occupancy empty(t_);
+    TopoPolicy ideal_policy;
+    CapacityView ideal_view(empty, r.whole_nodes);
+    PlaceRequest ideal;
+    ideal.units = r.units;
+    ideal.granule = r.granule;
+    ideal.group = r.group;
+    ideal.required = r.required;
+    std::vector<std::uint32_t> best = ideal_policy.place(ideal_view, ideal);
+    if (!best.empty()) {
+      std::vector<DeviceId> ideal_devices;
+      for (std::size_t i = 0; i < best.size() && i < r.ranks; ++i) ideal_devices.push_back(t_.accelerators()[best[i]]);
+      double base = options_.pricer->step_seconds(job, ideal_devices);
+      double relaxed_cost = options_.pricer->step_seconds(job, devices);
+      if (base > 0) out.suggestion += fmt::format(" at {:+.0f} % step time", (relaxed_cost / base - 1) * 100);
+    }
+  }
 }
 
 Plan Planner::run(std::vector<Job> jobs) {
@@ -307,6 +507,9 @@ Plan Planner::run(std::vector<Job> jobs) {
           std::uint32_t a = t_.accelerator_index(d);
           if (a != kNone) occupancy_.take(a, static_cast<std::uint32_t>(jobs.size() + i), tenant);
         }
+      // Domains an occupied exclusive_level job has to itself stay its own.
+      if (i < old.jobs.size() && old.jobs[i].exclusive_level)
+        if (auto level = t_.find_level(*old.jobs[i].exclusive_level)) reserve(*level, p.replicas);
     }
   }
 
@@ -446,26 +649,38 @@ std::vector<std::string> check_placement(const Topology& topology, const Plan& p
   auto level_of = [&](const std::optional<std::string>& name) -> std::optional<LevelIndex> {
     return name ? topology.find_level(*name) : std::nullopt;
   };
-  std::optional<LevelIndex> required = level_of(job.required);
-  std::optional<LevelIndex> spread = level_of(job.spread);
+  const Levels levels = effective_levels(
+      {level_of(job.required), level_of(job.spread), level_of(job.replicas_within), level_of(job.exclusive_level)},
+      static_cast<std::uint32_t>(p.replicas.size()));
+  const std::optional<LevelIndex> required = levels.required;
+  const std::optional<LevelIndex> spread = levels.spread;
+  auto level_name = [&](LevelIndex l) { return topology.levels()[l].name; };
+  // Domains of `level` a set of devices touches, in id order.
+  auto domains_of = [&](const std::vector<std::vector<DeviceId>>& replicas, LevelIndex level) {
+    std::vector<DomainId> ds;
+    for (const auto& replica : replicas)
+      for (DeviceId d : replica) ds.push_back(topology.ancestor(topology.device(d).domain, level));
+    std::sort(ds.begin(), ds.end());
+    ds.erase(std::unique(ds.begin(), ds.end()), ds.end());
+    return ds;
+  };
   std::vector<DomainId> spread_domains;
   for (std::size_t r = 0; r < p.replicas.size(); ++r) {
     const auto& replica = p.replicas[r];
     std::string which = p.replicas.size() > 1 ? fmt::format("replica {} ", r) : "";
     if (replica.empty()) continue;
     if (required) {
-      std::vector<DomainId> ds;
-      for (DeviceId d : replica) ds.push_back(topology.ancestor(topology.device(d).domain, *required));
-      std::sort(ds.begin(), ds.end());
-      ds.erase(std::unique(ds.begin(), ds.end()), ds.end());
+      std::vector<DomainId> ds = domains_of({replica}, *required);
       if (ds.size() > 1)
-        problems.push_back(fmt::format("{}spans {} {}s but requires one", which, ds.size(), *job.required));
+        problems.push_back(fmt::format("{}spans {} {}s but requires one", which, ds.size(), level_name(*required)));
     }
     if (spread) {
       DomainId d = topology.ancestor(topology.device(replica.front()).domain, *spread);
+      bool from_exclusive = !job.spread || (levels.exclusive && *levels.exclusive == *spread);
       if (std::find(spread_domains.begin(), spread_domains.end(), d) != spread_domains.end())
-        problems.push_back(fmt::format("{}shares {} '{}' with another replica (spread: {})", which, *job.spread,
-                                       topology.domain_name(d), *job.spread));
+        problems.push_back(fmt::format("{}shares {} '{}' with another replica ({}: {})", which, level_name(*spread),
+                                       topology.domain_name(d), from_exclusive ? "exclusive_level" : "spread",
+                                       level_name(*spread)));
       spread_domains.push_back(d);
     }
     for (DeviceId d : replica) {
@@ -528,6 +743,37 @@ std::vector<std::string> check_placement(const Topology& topology, const Plan& p
         break;
       }
     }
+  }
+  // All replicas in one domain.
+  if (levels.within) {
+    std::vector<DomainId> ds = domains_of(p.replicas, *levels.within);
+    if (ds.size() > 1)
+      problems.push_back(fmt::format("its replicas span {} {}s but must all be in one (replicas_within: {})", ds.size(),
+                                     level_name(*levels.within), level_name(*levels.within)));
+  }
+  // Domains an exclusive_level job has to itself: this job's, or another's.
+  for (std::size_t k = 0; k < plan.placements.size(); ++k) {
+    if (k == j || !plan.placements[k].placed) continue;
+    const Job& other = plan.jobs[k];
+    const std::vector<std::vector<DeviceId>>& theirs = plan.placements[k].replicas;
+    std::optional<LevelIndex> own = levels.exclusive;
+    std::optional<LevelIndex> their = own ? std::nullopt : level_of(other.exclusive_level);
+    if (!own && !their) continue;
+    LevelIndex level = own ? *own : *their;
+    std::vector<DomainId> mine = domains_of(p.replicas, level);
+    std::vector<DomainId> other_domains = domains_of(theirs, level);
+    std::vector<DomainId> both;
+    std::set_intersection(mine.begin(), mine.end(), other_domains.begin(), other_domains.end(),
+                          std::back_inserter(both));
+    if (both.empty()) continue;
+    if (own)
+      problems.push_back(fmt::format("shares {} '{}' with '{}' but must have it to itself (exclusive_level: {})",
+                                     level_name(level), topology.domain_name(both.front()), other.name,
+                                     level_name(level)));
+    else
+      problems.push_back(fmt::format("uses {} '{}', which '{}' must have to itself (exclusive_level: {})",
+                                     level_name(level), topology.domain_name(both.front()), other.name,
+                                     level_name(level)));
   }
   std::uint64_t expected = job.nodes ? 0 : job.accelerators();
   if (expected && p.device_count() != expected)

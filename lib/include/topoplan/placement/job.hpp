@@ -41,12 +41,15 @@ struct Job {
   std::optional<std::string> required;    // level: all (of a replica) in one domain
   std::optional<std::string> preferred;   // level: as few domains as possible
   std::optional<std::string> spread;      // level: each replica in a different domain
+  std::optional<std::string> replicas_within;  // level: all replicas together in one domain
+  std::optional<std::string> exclusive_level;  // level: each replica in one domain of its own,
+                                               // which no other job uses (implies required and spread)
   std::int64_t priority = 0;
   std::string tenant;                     // jobs of different tenants never share a node
   std::string accelerator_model;          // glob on the accelerator model; "" = any
   bool exclusive = false;                 // whole nodes only (implied by `nodes`)
-  // Recorded from Kubernetes and Slurm manifests (topoplan-formats(5)); the
-  // planner does not use them.
+  // Recorded from Kubernetes and Slurm manifests (topoplan-formats(5)) and
+  // printed with the plan; the planner does not use them.
   std::string queue;                      // Kueue LocalQueue, Volcano queue, Slurm partition
   std::string priority_class;             // Kubernetes (Workload)PriorityClass name
   SourceLocation where;                   // where the job is defined

@@ -19,6 +19,9 @@ class KueuePolicy : public PlacementPolicy {
   explicit KueuePolicy(const Topology& topology);
   std::string_view name() const override { return "kueue"; }
   std::vector<std::uint32_t> place(const CapacityView& view, const PlaceRequest& request) const override;
+  /// Slices inside one required domain: Kueue's BestFit by slice count.
+  std::optional<std::vector<DomainId>> within_domains(const CapacityView& view,
+                                                      const WithinRequest& request) const override;
 
  private:
   const Topology* topology_;

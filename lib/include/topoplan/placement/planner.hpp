@@ -1,6 +1,7 @@
 // The planner: places a queue of jobs (priority, then file order) onto a
 // topology with one policy, on top of an optional existing occupancy, with gang
-// semantics (all replicas or none), spreading, tenant isolation and pricing.
+// semantics (all replicas or none), spreading, replicas kept in one domain,
+// domains kept to one job, tenant isolation and pricing.
 // Jobs that do not fit get a reason and, where one exists, what would work.
 #pragma once
 
@@ -98,8 +99,9 @@ struct Span {
 };
 Span span_of(const Topology& topology, const std::vector<std::vector<DeviceId>>& replicas);
 
-/// Constraint violations of a placement (required, spread, model, tenant,
-/// exclusivity, duplicates), one message each; empty when it honours its job.
+/// Constraint violations of a placement (required, spread, replicas_within,
+/// exclusive_level, model, tenant, exclusivity, duplicates), one message
+/// each; empty when it honours its job.
 std::vector<std::string> check_placement(const Topology& topology, const Plan& plan, std::size_t job);
 
 }  // namespace topoplan

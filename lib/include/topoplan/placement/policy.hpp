@@ -73,6 +73,21 @@ struct PlaceRequest {
   const PlacementPricer* pricer = nullptr;  // may be null
 };
 
+/// A job whose replicas must all sit in one domain of `level`
+/// (Job::replicas_within): Kueue's slices inside one required domain.
+struct WithinRequest {
+  PlaceRequest replica;               // one replica, as place() gets it
+  std::uint32_t replicas = 1;
+  LevelIndex level = 0;
+  std::optional<LevelIndex> spread;   // at most one replica per domain of this level
+};
+
+/// How many replicas each domain of `request.level` can take by its usable
+/// counts alone: each replica inside one domain of `replica.required` when
+/// that is finer, and with `spread` at most one per domain of that level.
+/// Indexed by domain id minus the level's first id.
+std::vector<std::uint32_t> replica_capacity(const CapacityView& view, const WithinRequest& request);
+
 class PlacementPolicy {
  public:
   virtual ~PlacementPolicy() = default;
@@ -80,6 +95,16 @@ class PlacementPolicy {
   /// Accelerator indices (into Topology::accelerators()) in rank order, or an
   /// empty vector when the request does not fit. Must be deterministic.
   virtual std::vector<std::uint32_t> place(const CapacityView& view, const PlaceRequest& request) const = 0;
+  /// The domains of `request.level` to try for all replicas of a job, best
+  /// first; the planner places every replica with place() inside the first
+  /// domain that takes them all. Empty: none can. nullopt: the policy cannot
+  /// express the constraint, so the replicas are placed without it and
+  /// check_placement reports it when broken. The default, for `topo`: every
+  /// domain with room for all replicas by replica_capacity, the tightest
+  /// first (fewest replicas, then fewest free units, then hierarchy order),
+  /// so that large free domains stay whole.
+  virtual std::optional<std::vector<DomainId>> within_domains(const CapacityView& view,
+                                                              const WithinRequest& request) const;
 };
 
 /// The policies by name: topo (default), kueue, slurm, slurm-22.05, naive.

@@ -26,6 +26,11 @@ class SlurmPolicy : public PlacementPolicy {
   explicit SlurmPolicy(SlurmTreeRules rules = SlurmTreeRules::current) : rules_(rules) {}
   std::string_view name() const override;
   std::vector<std::uint32_t> place(const CapacityView& view, const PlaceRequest& request) const override;
+  /// Slurm allocates a job's nodes at once and has no outer domain for its
+  /// segments: replicas_within is not expressed (check reports it).
+  std::optional<std::vector<DomainId>> within_domains(const CapacityView&, const WithinRequest&) const override {
+    return std::nullopt;
+  }
 
  private:
   SlurmTreeRules rules_;

@@ -14,12 +14,16 @@ class TopoPolicy : public PlacementPolicy {
   std::vector<std::uint32_t> place(const CapacityView& view, const PlaceRequest& request) const override;
 };
 
-/// First fit in device order; the topology is ignored (so are required and
-/// preferred levels, which `check` and `evaluate` then report as violated).
+/// First fit in device order; the topology is ignored (so are required,
+/// preferred and replicas_within levels, which `check` and `evaluate` then
+/// report as violated).
 class NaivePolicy : public PlacementPolicy {
  public:
   std::string_view name() const override { return "naive"; }
   std::vector<std::uint32_t> place(const CapacityView& view, const PlaceRequest& request) const override;
+  std::optional<std::vector<DomainId>> within_domains(const CapacityView&, const WithinRequest&) const override {
+    return std::nullopt;
+  }
 };
 
 }  // namespace topoplan
