@@ -22,6 +22,16 @@ Plan plan(const Topology& t, const std::string& jobs, const std::string& policy 
   return plan_jobs(t, parse_jobs_yaml(jobs, "jobs.yaml"), o);
 }
 
+// `p` written as a JSON or YAML plan and read back.
+Plan reread(const Topology& t, const Plan& p, bool json) {
+  std::ostringstream out;
+  if (json)
+    write_plan_json(out, t, p);
+  else
+    write_plan_yaml(out, t, p);
+  return parse_plan_yaml(out.str(), "plan", t);
+}
+
 // Distinct domains of `level` that job j's devices (all replicas) touch.
 std::set<DomainId> domains(const Topology& t, const Plan& p, std::size_t j, const std::string& level) {
   LevelIndex l = *t.find_level(level);
@@ -175,12 +185,7 @@ TEST_CASE("a plan survives writing and reading back") {
   - {name: no, gpus: 1000}
 )");
   for (bool json : {false, true}) {
-    std::ostringstream out;
-    if (json)
-      write_plan_json(out, t, p);
-    else
-      write_plan_yaml(out, t, p);
-    Plan back = parse_plan_yaml(out.str(), "plan", t);
+    Plan back = reread(t, p, json);
     REQUIRE(back.jobs.size() == 4);
     for (std::size_t j = 0; j < 4; ++j) {
       CHECK(back.jobs[j].name == p.jobs[j].name);
@@ -455,12 +460,7 @@ TEST_CASE("replicas_within and exclusive_level survive a plan file") {
   - {name: e, kind: inference, replicas: 2, gpus_per_replica: 4, exclusive_level: rack}
 )");
   for (bool json : {false, true}) {
-    std::ostringstream out;
-    if (json)
-      write_plan_json(out, t, p);
-    else
-      write_plan_yaml(out, t, p);
-    Plan back = parse_plan_yaml(out.str(), "plan", t);
+    Plan back = reread(t, p, json);
     CHECK(back.jobs[0].replicas_within == std::optional<std::string>("su"));
     CHECK(back.jobs[1].exclusive_level == std::optional<std::string>("rack"));
     price_plan(t, back, nullptr);
