@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "import_test_support.hpp"
 #include "topoplan/formats/node_type.hpp"
@@ -101,4 +102,19 @@ TEST_CASE("nvidia-smi: malformed matrices are refused at their line and column")
   CHECK(error_of([] { smi_text("GPU0 GPU1\nGPU0 X SYS\n"); }) == "t.txt:1:6: GPU1 has no row in the matrix");
   CHECK(error_of([] { smi_text("GPU0 NIC0\nGPU0 X NV4\nNIC0 NV4 X\n"); }) ==
         "t.txt:2:8: NVLink between GPU0 and NIC0, which are not both GPUs");
+}
+
+TEST_CASE("nvidia-smi: a matrix of bad cells reports the first 20 problems") {
+  std::string header = "\t";
+  std::string row = "GPU0\t";
+  for (int i = 0; i < 50; ++i) {
+    header += fmt::format("GPU{}\t", i);
+    row += "BAD\t";
+  }
+  try {
+    smi_text(header + "\n" + row + "\n");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.diagnostics().size() == 20);
+  }
 }

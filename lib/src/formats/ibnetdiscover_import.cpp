@@ -119,13 +119,6 @@ class Importer {
   }
 
  private:
-  // Collects a problem; a hostile file could hold millions, so the first
-  // kMaxErrors end the import.
-  static constexpr std::size_t kMaxErrors = 20;
-  void error(SourceLocation where, std::string message) {
-    sink_.error(std::move(where), std::move(message));
-    if (sink_.size() >= kMaxErrors) sink_.throw_if_any();
-  }
   SourceLocation at(int line, int column) const { return {source_.path, line, column}; }
   void warn(std::string message) { warnings_.push_back({{source_.path, 0, 0}, std::move(message)}); }
 
@@ -160,13 +153,13 @@ class Importer {
       }
       if (l[0] == '[') {
         if (current == kNoNode) {
-          error(at(line, column), "port line outside a Switch, Ca or Rt block");
+          sink_.error(at(line, column), "port line outside a Switch, Ca or Rt block");
           continue;
         }
         port_line(l, current, line, column);
         continue;
       }
-      error(at(line, column), fmt::format("unrecognised line: '{}'", l.substr(0, 40)));
+      sink_.error(at(line, column), fmt::format("unrecognised line: '{}'", l.substr(0, 40)));
     }
   }
 
@@ -179,19 +172,20 @@ class Importer {
     std::size_t open = l.find('"');
     std::size_t close = open == std::string_view::npos ? open : l.find('"', open + 1);
     if (l.size() <= word || (l[word] != ' ' && l[word] != '\t') || close == std::string_view::npos) {
-      error(at(line, column), "expected TYPE PORTS \"ID\" # \"DESCRIPTION\" (TYPE Switch, Ca or Rt)");
+      sink_.error(at(line, column), "expected TYPE PORTS \"ID\" # \"DESCRIPTION\" (TYPE Switch, Ca or Rt)");
       return kNoNode;
     }
     std::string_view ports = trim(l.substr(word, open - word));
     int nports = 0;
     auto [pend, pec] = std::from_chars(ports.data(), ports.data() + ports.size(), nports);
     if (pec != std::errc() || pend != ports.data() + ports.size() || nports < 1 || nports > 255) {
-      error(at(line, column + static_cast<int>(word)), fmt::format("'{}' is not a port count from 1 to 255", ports));
+      sink_.error(at(line, column + static_cast<int>(word)),
+                  fmt::format("'{}' is not a port count from 1 to 255", ports));
       return kNoNode;
     }
     std::string id(l.substr(open + 1, close - open - 1));
     if (id.size() < 3 || id[0] != type || id[1] != '-') {
-      error(at(line, column + static_cast<int>(open)),
+      sink_.error(at(line, column + static_cast<int>(open)),
                   fmt::format("node id \"{}\" should be \"{}-GUID\"", id.substr(0, 40), type));
       return kNoNode;
     }
@@ -207,7 +201,7 @@ class Importer {
     }
     if (nodes_.size() >= kMaxNodes) throw InputError(at(line, column), fmt::format("more than {} nodes", kMaxNodes));
     if (!index_.emplace(id, nodes_.size()).second) {
-      error(at(line, column + static_cast<int>(open)),
+      sink_.error(at(line, column + static_cast<int>(open)),
                   fmt::format("node {} is described twice (first at line {})", id, nodes_[index_[id]].line));
       return kNoNode;
     }
@@ -219,7 +213,7 @@ class Importer {
   void port_line(std::string_view l, std::size_t node, int line, int column) {
     std::size_t i = 0;
     auto fail = [&](std::string what) {
-      error(at(line, column + static_cast<int>(i)), std::move(what));
+      sink_.error(at(line, column + static_cast<int>(i)), std::move(what));
     };
     auto number_in_brackets = [&](int& value) {
       if (i >= l.size() || l[i] != '[') return false;
@@ -283,7 +277,7 @@ class Importer {
       link.b = {it->second, remote_port};
       auto key = link.a < link.b ? std::make_pair(link.a, link.b) : std::make_pair(link.b, link.a);
       if (link.a == link.b) {
-        error(at(link.line, 1), "a port linked to itself");
+        sink_.error(at(link.line, 1), "a port linked to itself");
         continue;
       }
       if (!seen.insert(key).second) continue;
@@ -294,11 +288,11 @@ class Importer {
     for (const IbNode& n : nodes_) {
       any_switch = any_switch || n.type == 'S';
       if (n.type == 'H' && n.links == 0)
-        error(at(n.line, 1), fmt::format("Ca {} (\"{}\") lists no connected port: the dump looks cut off", n.id,
+        sink_.error(at(n.line, 1), fmt::format("Ca {} (\"{}\") lists no connected port: the dump looks cut off", n.id,
                                                n.description));
     }
     if (!any_switch && sink_.empty())
-      error({source_.path, 0, 0}, "no Switch block: there is no fabric to import");
+      sink_.error({source_.path, 0, 0}, "no Switch block: there is no fabric to import");
     if (dangling_ > 0) warn(fmt::format("{} port lines name nodes the dump does not describe: left out", dangling_));
   }
 
@@ -576,7 +570,7 @@ class Importer {
       if (too_many_hcas_ > 1)
         first_too_many_.message += fmt::format(" (and {} more hosts have too many HCAs)", too_many_hcas_ - 1);
       first_too_many_.message += "; give --gpus-per-node or a --node-type with more NICs";
-      error(first_too_many_.where, first_too_many_.message);
+      sink_.error(first_too_many_.where, first_too_many_.message);
     }
     sink_.throw_if_any();
     add_links(b);
@@ -667,7 +661,7 @@ class Importer {
   const ImportSource& source_;
   const ImportOptions& options_;
   std::string name_;
-  DiagnosticSink sink_;
+  DiagnosticSink sink_{kMaxImportErrors};
   std::vector<ImportWarning> warnings_;
   std::vector<IbNode> nodes_;
   std::map<std::string, std::size_t> index_;

@@ -11,6 +11,9 @@
 
 namespace topoplan::formats {
 
+/// How many problems one import reports before it stops.
+inline constexpr std::size_t kMaxImportErrors = 20;
+
 /// `text` made into a valid device, domain or host name of the native format
 /// (topoplan-topology(5)): characters it reserves (space, / * ? [ ] , { } " '
 /// \ : =, control characters) become '_', and it is cut to 253 characters.

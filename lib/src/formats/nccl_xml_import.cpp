@@ -146,7 +146,7 @@ class Importer {
     std::vector<const XmlElement*> cpus;
     for (const XmlElement& e : root.children)
       if (e.name == "cpu") cpus.push_back(&e);
-    if (cpus.empty()) error(where(root), "<system> has no <cpu>: there is no topology to import");
+    if (cpus.empty()) sink_.error(where(root), "<system> has no <cpu>: there is no topology to import");
     for (const XmlElement* cpu : cpus) add_cpu(*cpu);
     sink_.throw_if_any();
     join_cpus();
@@ -167,13 +167,6 @@ class Importer {
     int sm = 0;
   };
 
-  // Collects a problem; a hostile file could hold millions, so the first
-  // kMaxErrors end the import.
-  static constexpr std::size_t kMaxErrors = 20;
-  void error(SourceLocation where, std::string message) {
-    sink_.error(std::move(where), std::move(message));
-    if (sink_.size() >= kMaxErrors) sink_.throw_if_any();
-  }
   SourceLocation where(const XmlElement& e) const { return {source_.path, e.line, e.column}; }
   SourceLocation where(const XmlAttribute& a) const { return {source_.path, a.line, a.column}; }
   std::uint32_t origin(const XmlElement& e) { return node_.builder.add_origin(where(e)); }
@@ -182,7 +175,7 @@ class Importer {
                                    bool required) {
     const XmlAttribute* a = e.attribute(name);
     if (!a) {
-      if (required) error(where(e), fmt::format("<{}> has no '{}' attribute", e.name, name));
+      if (required) sink_.error(where(e), fmt::format("<{}> has no '{}' attribute", e.name, name));
       return std::nullopt;
     }
     std::string_view v = a->value;
@@ -191,7 +184,7 @@ class Importer {
     if (hex) v.remove_prefix(2);
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), value, hex ? 16 : 10);
     if (ec != std::errc() || end != v.data() + v.size() || v.empty() || value < min || value > max) {
-      error(where(*a), fmt::format("'{}' of <{}> must be an integer from {} to {}, not '{}'", name, e.name, min,
+      sink_.error(where(*a), fmt::format("'{}' of <{}> must be an integer from {} to {}, not '{}'", name, e.name, min,
                                          max, a->value));
       return std::nullopt;
     }
@@ -346,7 +339,7 @@ class Importer {
     node_.builder.add_link(parent, id, up, 1, -1, -1, origin(pci));
     std::string busid = lower(text(pci, "busid"));
     if (!busid.empty() && !gpu_by_busid_.emplace(busid, gpus_.size()).second)
-      error(where(pci), fmt::format("two GPUs have bus id {}", busid));
+      sink_.error(where(pci), fmt::format("two GPUs have bus id {}", busid));
     gpus_.push_back({id, &pci, g, current_cpu_, sm});
   }
 
@@ -471,7 +464,7 @@ class Importer {
   const ImportSource& source_;
   std::string name_;
   SingleNode node_;
-  DiagnosticSink sink_;
+  DiagnosticSink sink_{kMaxImportErrors};
   std::vector<ImportWarning> warnings_;
   std::vector<DeviceId> cpus_;
   DeviceId current_cpu_ = kNone;

@@ -110,13 +110,6 @@ class Importer {
   }
 
  private:
-  // Collects a problem; a hostile file could hold millions, so the first
-  // kMaxErrors end the import.
-  static constexpr std::size_t kMaxErrors = 20;
-  void error(SourceLocation where, std::string message) {
-    sink_.error(std::move(where), std::move(message));
-    if (sink_.size() >= kMaxErrors) sink_.throw_if_any();
-  }
   SourceLocation at(std::size_t line, int column) const {
     return {source_.path, static_cast<int>(line) + 1, column};
   }
@@ -151,7 +144,7 @@ class Importer {
       if (t == "CPU" || t == "NUMA" || t == "GPU") break;
       if (columns_.size() == 1024) throw InputError(at(header, head[k].column), "more than 1024 device columns");
       if (column_index(t) != kNone)
-        error(at(header, head[k].column), fmt::format("column '{}' appears twice", t));
+        sink_.error(at(header, head[k].column), fmt::format("column '{}' appears twice", t));
       columns_.emplace_back(t);
       column_at_.push_back(head[k].column);
     }
@@ -184,14 +177,15 @@ class Importer {
       if (t.empty() || t[0].text == "Legend:") break;
       std::uint32_t row = column_index(t[0].text);
       if (row == kNone) {
-        error(at(i, t[0].column), fmt::format("'{}' is not a device of the header line {}", t[0].text, header + 1));
+        sink_.error(at(i, t[0].column),
+                    fmt::format("'{}' is not a device of the header line {}", t[0].text, header + 1));
         continue;
       }
-      if (has_row_[row]) error(at(i, t[0].column), fmt::format("second row for {}", t[0].text));
+      if (has_row_[row]) sink_.error(at(i, t[0].column), fmt::format("second row for {}", t[0].text));
       has_row_[row] = true;
       row_line_[row] = i;
       if (t.size() < n + 1) {
-        error(at(i, t.back().column), fmt::format("row {} has {} cells; the header names {} devices", t[0].text,
+        sink_.error(at(i, t.back().column), fmt::format("row {} has {} cells; the header names {} devices", t[0].text,
                                                         t.size() - 1, n));
         continue;
       }
@@ -200,7 +194,7 @@ class Importer {
     }
     for (std::size_t c = 0; c < n; ++c)
       if (is_gpu(c) && !has_row_[c])
-        error(at(header, column_at_[c]), fmt::format("{} has no row in the matrix", columns_[c]));
+        sink_.error(at(header, column_at_[c]), fmt::format("{} has no row in the matrix", columns_[c]));
     for (; i < lines_.size(); ++i) {
       // NIC legend: "  NIC0: mlx5_0".
       std::vector<Token> t = tokens_of(lines_[i]);
@@ -239,25 +233,25 @@ class Importer {
       int links = 0;
       auto [end, ec] = std::from_chars(v.data() + 2, v.data() + v.size(), links);
       if (ec != std::errc() || end != v.data() + v.size() || links < 1 || links > 1024) {
-        error(at(line, token.column), fmt::format("'{}' is not NV followed by a link count", v));
+        sink_.error(at(line, token.column), fmt::format("'{}' is not NV followed by a link count", v));
         return;
       }
       cell.relation = Relation::nvlink;
       cell.links = links;
     } else {
-      error(at(line, token.column),
+      sink_.error(at(line, token.column),
                   fmt::format("unknown cell '{}' (expected X, NV#, PIX, PXB, PHB, NODE or SYS)", v));
       return;
     }
     if ((cell.relation == Relation::self) != (row == column)) {
-      error(at(line, token.column), row == column
+      sink_.error(at(line, token.column), row == column
                                               ? fmt::format("the diagonal cell of {} must be X, not '{}'", columns_[row], v)
                                               : fmt::format("X off the diagonal ({} to {})", columns_[row], columns_[column]));
       return;
     }
     if (cell.relation == Relation::nvlink && !(is_gpu(row) && is_gpu(column))) {
-      error(at(line, token.column), fmt::format("NVLink between {} and {}, which are not both GPUs", columns_[row],
-                                                      columns_[column]));
+      sink_.error(at(line, token.column),
+                  fmt::format("NVLink between {} and {}, which are not both GPUs", columns_[row], columns_[column]));
       return;
     }
     cells_[row][column] = cell;
@@ -461,7 +455,7 @@ class Importer {
 
   const ImportSource& source_;
   std::string name_;
-  DiagnosticSink sink_;
+  DiagnosticSink sink_{kMaxImportErrors};
   std::vector<std::string_view> lines_;
   std::vector<std::string> columns_;
   std::vector<int> column_at_;

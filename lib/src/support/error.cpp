@@ -29,6 +29,7 @@ InputError::InputError(SourceLocation where, std::string message)
 
 void DiagnosticSink::error(SourceLocation where, std::string message) {
   diagnostics_.push_back({std::move(where), std::move(message)});
+  if (limit_ > 0 && diagnostics_.size() >= limit_) throw_if_any();
 }
 
 void DiagnosticSink::throw_if_any() {

@@ -52,6 +52,11 @@ class InputError : public std::exception {
 /// reported at once; `throw_if_any` ends the phase.
 class DiagnosticSink {
  public:
+  DiagnosticSink() = default;
+  /// A sink that throws once it holds `limit` diagnostics: a hostile file
+  /// could hold millions of problems, and the first few say enough.
+  explicit DiagnosticSink(std::size_t limit) : limit_(limit) {}
+
   void error(SourceLocation where, std::string message);
   bool empty() const { return diagnostics_.empty(); }
   std::size_t size() const { return diagnostics_.size(); }
@@ -62,6 +67,7 @@ class DiagnosticSink {
 
  private:
   std::vector<Diagnostic> diagnostics_;
+  std::size_t limit_ = 0;  // 0: no limit
 };
 
 /// "did you mean 'x'?" text for the candidate closest to `word`, or "" when no
