@@ -374,9 +374,13 @@ ImportResult import_topograph(std::span<const ImportSource> sources, const Impor
   std::map<std::string, std::vector<std::string>> hosts_on;  // leaf switch -> hosts
   std::map<std::string, SourceLocation> hosts_where;
   std::size_t max_island = 0;
+  // Each block's leaf switch: its own, or in a block-only model the block
+  // named after its accelerator domain (or its position).
+  std::vector<std::string> leaf_of(model.blocks.size());
   for (const ModelBlock& b : model.blocks) {
     std::string domain = accelerator_domain(b, model, parent, index);
-    std::string leaf = b.switch_name;
+    std::string& leaf = leaf_of[b.index - 1];
+    leaf = b.switch_name;
     if (block_only) leaf = domain.empty() ? fmt::format("block{}", b.index) : domain;
     std::vector<std::string>& on = hosts_on[leaf];
     on.insert(on.end(), b.nodes.names.begin(), b.nodes.names.end());
@@ -407,8 +411,7 @@ ImportResult import_topograph(std::span<const ImportSource> sources, const Impor
     root.switches.present = true;
     std::set<std::string> listed;
     for (const ModelBlock& b : model.blocks) {
-      std::string domain = accelerator_domain(b, model, parent, index);
-      std::string leaf = domain.empty() ? fmt::format("block{}", b.index) : domain;
+      const std::string& leaf = leaf_of[b.index - 1];
       if (!listed.insert(leaf).second) continue;
       if (std::string why = slurm::name_problem(leaf); !why.empty())
         sink.error(b.where, fmt::format("accelerator domain '{}' {}", leaf, why));
