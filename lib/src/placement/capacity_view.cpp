@@ -1,25 +1,210 @@
-#include "topoplan/placement/policy.hpp"
+#include "topoplan/placement/capacity_view.hpp"
+
+#include <algorithm>
 
 namespace topoplan {
 
 CapacityView::CapacityView(const Occupancy& occupancy, bool whole_nodes)
     : occupancy_(&occupancy), whole_nodes_(whole_nodes) {}
 
-void CapacityView::restrict(const std::function<bool(std::uint32_t accel)>& usable) {
-  const std::size_t n = topology().accelerators().size();
-  if (!filtered_) {
-    usable_.assign(n, 0);
-    for (std::uint32_t a = 0; a < n; ++a) usable_[a] = occupancy_->is_free(a) ? 1u : 0u;
-    filtered_ = true;
+void CapacityView::only_classes(const std::vector<std::uint8_t>& wanted) {
+  if (std::all_of(wanted.begin(), wanted.end(), [](std::uint8_t w) { return w != 0; })) return;
+  if (filtered_) {
+    const Occupancy& occ = *occupancy_;
+    restrict([&](std::uint32_t a) { return occ.class_of(a) < wanted.size() && wanted[occ.class_of(a)] != 0; });
+    return;
   }
+  classes_ = wanted;
+  classes_.resize(occupancy_->models().size(), 0);
+  if (tenant_rule_) materialize();
+}
+
+void CapacityView::for_tenant(std::uint32_t tenant) {
+  if (filtered_) {
+    const Occupancy& occ = *occupancy_;
+    restrict([&](std::uint32_t a) {
+      std::uint32_t owner = occ.node_tenant(occ.node_of(a));
+      return owner == kNone || owner == tenant;
+    });
+    return;
+  }
+  tenant_rule_ = true;
+  tenant_ = tenant;
+  if (!classes_.empty()) materialize();
+}
+
+void CapacityView::inside(DomainId domain) {
+  if (filtered_) {
+    const Domain& d = topology().domain(domain);
+    restrict([&](std::uint32_t a) { return a >= d.accel_begin && a < d.accel_end; });
+    return;
+  }
+  if (inside_ != kNone && !topology().contains(inside_, domain)) {
+    // Two insides that are not nested leave nothing: keep the inner one
+    // of a nested pair, else exclude everything.
+    if (!topology().contains(domain, inside_)) exclude(topology().root());
+    return;
+  }
+  inside_ = domain;
+}
+
+void CapacityView::exclude(DomainId domain) {
+  const Domain& d = topology().domain(domain);
+  if (filtered_) {
+    restrict([&](std::uint32_t a) { return a < d.accel_begin || a >= d.accel_end; });
+    return;
+  }
+  if (d.accel_begin == d.accel_end) return;
+  excluded_.push_back({d.accel_begin, d.accel_end, domain});
+  prepared_ = false;
+}
+
+void CapacityView::restrict(const std::function<bool(std::uint32_t accel)>& usable) {
+  if (!filtered_) materialize();
+  const std::size_t n = usable_.size();
   for (std::uint32_t a = 0; a < n; ++a)
     if (usable_[a] && !usable(a)) usable_[a] = 0;
   recount();
 }
 
-void CapacityView::exclude(DomainId domain) {
+void CapacityView::prepare() const {
+  if (prepared_) return;
+  auto& ex = const_cast<std::vector<Range>&>(excluded_);
+  std::sort(ex.begin(), ex.end(), [](const Range& x, const Range& y) {
+    return x.begin != y.begin ? x.begin < y.begin : x.end > y.end;
+  });
+  // Domains nest, so a range either contains the next one or ends before it.
+  std::vector<Range> disjoint;
+  for (const Range& r : ex)
+    if (disjoint.empty() || r.begin >= disjoint.back().end) disjoint.push_back(r);
+  ex = std::move(disjoint);
+  excluded_accels_.assign(ex.size() + 1, 0);
+  excluded_nodes_.assign(ex.size() + 1, 0);
+  for (std::size_t i = 0; i < ex.size(); ++i) {
+    excluded_accels_[i + 1] = excluded_accels_[i] + base_accelerators(ex[i].domain);
+    excluded_nodes_[i + 1] = excluded_nodes_[i] + base_nodes(ex[i].domain);
+  }
+  prepared_ = true;
+}
+
+std::pair<std::size_t, std::size_t> CapacityView::excluded_within(std::uint32_t begin, std::uint32_t end,
+                                                                  bool& covered) const {
+  covered = false;
+  auto first = std::upper_bound(excluded_.begin(), excluded_.end(), begin,
+                                [](std::uint32_t b, const Range& r) { return b < r.end; });
+  if (first != excluded_.end() && first->begin <= begin && first->end >= end) {
+    covered = true;
+    return {0, 0};
+  }
+  auto last = std::lower_bound(first, excluded_.end(), end, [](const Range& r, std::uint32_t e) { return r.begin < e; });
+  return {static_cast<std::size_t>(first - excluded_.begin()), static_cast<std::size_t>(last - excluded_.begin())};
+}
+
+std::uint32_t CapacityView::base_accelerators(DomainId domain) const {
+  const Occupancy& occ = *occupancy_;
+  std::uint32_t n = 0;
+  if (classes_.empty()) {
+    n = occ.free_in(domain);
+  } else {
+    for (std::uint32_t k = 0; k < classes_.size(); ++k)
+      if (classes_[k]) n += occ.class_free_in(domain, k);
+  }
+  if (tenant_rule_) {
+    std::uint32_t others = occ.tenanted_free_in(domain) - (tenant_ == kNone ? 0 : occ.tenant_free_in(domain, tenant_));
+    n -= std::min(n, others);
+  }
+  return n;
+}
+
+std::uint32_t CapacityView::base_nodes(DomainId domain) const {
+  const Occupancy& occ = *occupancy_;
+  if (classes_.empty()) return occ.free_nodes_in(domain);
+  std::uint32_t n = 0;
+  for (std::uint32_t k = 0; k < classes_.size(); ++k)
+    if (classes_[k]) n += occ.class_free_nodes_in(domain, k);
+  return n;
+}
+
+bool CapacityView::base_usable(std::uint32_t accel) const {
+  const Occupancy& occ = *occupancy_;
+  if (!occ.is_free(accel)) return false;
+  if (!classes_.empty() && !classes_[occ.class_of(accel)]) return false;
+  if (tenant_rule_) {
+    std::uint32_t owner = occ.node_tenant(occ.node_of(accel));
+    if (owner != kNone && owner != tenant_) return false;
+  }
+  return true;
+}
+
+std::uint32_t CapacityView::adjusted(DomainId domain, bool in_nodes) const {
   const Domain& d = topology().domain(domain);
-  restrict([&](std::uint32_t a) { return a < d.accel_begin || a >= d.accel_end; });
+  if (d.accel_begin == d.accel_end) return 0;
+  if (inside_ != kNone && domain != inside_) {
+    const Domain& in = topology().domain(inside_);
+    const bool within = d.accel_begin >= in.accel_begin && d.accel_end <= in.accel_end;
+    if (!within) {
+      const bool around = in.accel_begin >= d.accel_begin && in.accel_end <= d.accel_end;
+      return around ? adjusted(inside_, in_nodes) : 0;
+    }
+  }
+  std::uint32_t base = in_nodes ? base_nodes(domain) : base_accelerators(domain);
+  if (excluded_.empty()) return base;
+  prepare();
+  bool covered = false;
+  auto [i, j] = excluded_within(d.accel_begin, d.accel_end, covered);
+  if (covered) return 0;
+  const std::vector<std::uint64_t>& sums = in_nodes ? excluded_nodes_ : excluded_accels_;
+  const auto taken = static_cast<std::uint32_t>(sums[j] - sums[i]);
+  return base - std::min(base, taken);
+}
+
+std::uint32_t CapacityView::accelerators(DomainId domain) const {
+  return filtered_ ? free_[domain] : adjusted(domain, false);
+}
+
+std::uint32_t CapacityView::nodes(DomainId domain) const {
+  return filtered_ ? free_nodes_[domain] : adjusted(domain, true);
+}
+
+bool CapacityView::usable(std::uint32_t accel) const {
+  if (filtered_) return usable_[accel] != 0;
+  if (!base_usable(accel)) return false;
+  if (inside_ != kNone) {
+    const Domain& in = topology().domain(inside_);
+    if (accel < in.accel_begin || accel >= in.accel_end) return false;
+  }
+  if (!excluded_.empty()) {
+    prepare();
+    bool covered = false;
+    excluded_within(accel, accel + 1, covered);
+    if (covered) return false;
+  }
+  return true;
+}
+
+bool CapacityView::exact(DomainId domain) const {
+  if (filtered_ || !classes_.empty()) return false;
+  const Occupancy& occ = *occupancy_;
+  if (tenant_rule_ && occ.tenanted_free_in(domain) != (tenant_ == kNone ? 0 : occ.tenant_free_in(domain, tenant_)))
+    return false;
+  const Domain& d = topology().domain(domain);
+  if (inside_ != kNone) {
+    const Domain& in = topology().domain(inside_);
+    if (!(d.accel_begin >= in.accel_begin && d.accel_end <= in.accel_end)) return false;
+  }
+  if (excluded_.empty()) return true;
+  prepare();
+  bool covered = false;
+  auto [i, j] = excluded_within(d.accel_begin, d.accel_end, covered);
+  return !covered && i == j;
+}
+
+void CapacityView::materialize() {
+  const std::size_t n = topology().accelerators().size();
+  usable_.assign(n, 0);
+  for (std::uint32_t a = 0; a < n; ++a) usable_[a] = usable(a) ? 1 : 0;
+  filtered_ = true;
+  recount();
 }
 
 void CapacityView::recount() {
@@ -44,19 +229,6 @@ void CapacityView::recount() {
       }
     }
   }
-}
-
-std::uint32_t CapacityView::accelerators(DomainId domain) const {
-  return filtered_ ? free_[domain] : occupancy_->free_in(domain);
-}
-
-std::uint32_t CapacityView::count(DomainId domain) const {
-  if (!whole_nodes_) return accelerators(domain);
-  return filtered_ ? free_nodes_[domain] : occupancy_->free_nodes_in(domain);
-}
-
-bool CapacityView::usable(std::uint32_t accel) const {
-  return filtered_ ? usable_[accel] != 0 : occupancy_->is_free(accel);
 }
 
 }  // namespace topoplan

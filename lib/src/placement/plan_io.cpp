@@ -1,4 +1,5 @@
 #include <cmath>
+#include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/plan_io.hpp"
 
 #include <algorithm>
