@@ -14,6 +14,7 @@ void CapacityView::only_classes(const std::vector<std::uint8_t>& wanted) {
     restrict([&](std::uint32_t a) { return occ.class_of(a) < wanted.size() && wanted[occ.class_of(a)] != 0; });
     return;
   }
+  simple_ = false;
   classes_ = wanted;
   classes_.resize(occupancy_->models().size(), 0);
   if (tenant_rule_) materialize();
@@ -28,6 +29,7 @@ void CapacityView::for_tenant(std::uint32_t tenant) {
     });
     return;
   }
+  simple_ = false;
   tenant_rule_ = true;
   tenant_ = tenant;
   if (!classes_.empty()) materialize();
@@ -45,6 +47,7 @@ void CapacityView::inside(DomainId domain) {
     if (!topology().contains(domain, inside_)) exclude(topology().root());
     return;
   }
+  simple_ = false;
   inside_ = domain;
 }
 
@@ -55,6 +58,7 @@ void CapacityView::exclude(DomainId domain) {
     return;
   }
   if (d.accel_begin == d.accel_end) return;
+  simple_ = false;
   excluded_.push_back({d.accel_begin, d.accel_end, domain});
   prepared_ = false;
 }
@@ -158,15 +162,8 @@ std::uint32_t CapacityView::adjusted(DomainId domain, bool in_nodes) const {
   return base - std::min(base, taken);
 }
 
-std::uint32_t CapacityView::accelerators(DomainId domain) const {
-  return filtered_ ? free_[domain] : adjusted(domain, false);
-}
-
-std::uint32_t CapacityView::nodes(DomainId domain) const {
-  return filtered_ ? free_nodes_[domain] : adjusted(domain, true);
-}
-
 bool CapacityView::usable(std::uint32_t accel) const {
+  if (simple_) return occupancy_->is_free(accel);
   if (filtered_) return usable_[accel] != 0;
   if (!base_usable(accel)) return false;
   if (inside_ != kNone) {
@@ -183,6 +180,7 @@ bool CapacityView::usable(std::uint32_t accel) const {
 }
 
 bool CapacityView::exact(DomainId domain) const {
+  if (simple_) return true;
   if (filtered_ || !classes_.empty()) return false;
   const Occupancy& occ = *occupancy_;
   if (tenant_rule_ && occ.tenanted_free_in(domain) != (tenant_ == kNone ? 0 : occ.tenant_free_in(domain, tenant_)))
@@ -204,6 +202,7 @@ void CapacityView::materialize() {
   usable_.assign(n, 0);
   for (std::uint32_t a = 0; a < n; ++a) usable_[a] = usable(a) ? 1 : 0;
   filtered_ = true;
+  simple_ = false;
   recount();
 }
 

@@ -57,6 +57,22 @@ Occupancy::Occupancy(const Topology& topology)
       if (cls != kNone) class_free_nodes_[cls * domain_count_ + n] = free_nodes_[n];
     }
   }
+  // Static sizes per level.
+  max_accelerators_.assign(topology.host_level() + 1, 0);
+  max_nodes_.assign(topology.host_level() + 1, 0);
+  {
+    std::vector<std::uint32_t> nodes(domain_count_, 0);
+    for (DomainId n = first_node; n < last_node; ++n) nodes[n] = topology.domain(n).accelerator_count() > 0 ? 1 : 0;
+    for (DomainId d = first_node; d-- > 0;) {
+      const Domain& dom = topology.domain(d);
+      for (std::uint32_t c = 0; c < dom.child_count; ++c) nodes[d] += nodes[dom.first_child + c];
+    }
+    for (DomainId d = 0; d < domain_count_; ++d) {
+      const LevelIndex l = topology.domain(d).level;
+      max_accelerators_[l] = std::max(max_accelerators_[l], topology.domain(d).accelerator_count());
+      max_nodes_[l] = std::max(max_nodes_[l], nodes[d]);
+    }
+  }
   for (LevelIndex l = topology.host_level(); l-- > 0;) {
     auto [first, last] = topology.domains_at(l);
     for (DomainId d = first; d < last; ++d) {

@@ -152,10 +152,9 @@ bool fewest_nodes(const CapacityView& view, DomainId domain, std::uint32_t units
   const Domain& d = t.domain(domain);
   if (view.whole_nodes() || d.level == t.host_level()) return false;
   std::vector<std::pair<std::uint32_t, DomainId>> nodes;
-  auto [first, last] = t.domains_at(t.host_level());
+  auto [first, last] = t.descendants_at(domain, t.host_level());
   for (DomainId n = first; n < last; ++n) {
-    const Domain& node = t.domain(n);
-    if (node.accel_begin < d.accel_begin || node.accel_end > d.accel_end || node.accelerator_count() == 0) continue;
+    if (t.domain(n).accelerator_count() == 0) continue;
     std::uint32_t free = view.accelerators(n);
     if (granule.node > 1) free -= free % granule.node;
     if (free > 0) nodes.emplace_back(free, n);
@@ -184,24 +183,112 @@ struct Fragmentation {
 };
 
 Fragmentation fragmentation(const CapacityView& view, const std::vector<std::uint32_t>& accels) {
+  // `accels` is sorted and every domain owns a contiguous range of
+  // accelerators, so the accelerators taken from one domain form one run.
   const Topology& t = view.topology();
-  std::vector<std::pair<DomainId, std::uint32_t>> taken;  // (domain, accelerators taken in it)
-  for (std::uint32_t a : accels)
-    for (DomainId d = view.occupancy().node_of(a); d != t.root(); d = t.domain(d).parent) taken.emplace_back(d, 1);
-  std::sort(taken.begin(), taken.end());
   Fragmentation f;
-  for (std::size_t i = 0; i < taken.size();) {
-    DomainId d = taken[i].first;
-    std::uint32_t n = 0;
-    while (i < taken.size() && taken[i].first == d) n += taken[i++].second;
+  auto account = [&](DomainId d, std::uint32_t n) {
     std::uint32_t free = view.accelerators(d);
     std::uint32_t usable = view.occupancy().usable_in(d);
     if (free == usable && n < free) f.broken += free;
     double before = free;
     double left = free > n ? free - n : 0;
     f.concentration += left * left - before * before;
+  };
+  std::vector<DomainId> current(t.host_level() + 1, kNone);
+  std::vector<std::uint32_t> taken(t.host_level() + 1, 0);
+  for (std::uint32_t a : accels) {
+    DomainId d = view.occupancy().node_of(a);
+    for (LevelIndex l = t.domain(d).level; d != t.root(); d = t.domain(d).parent, --l) {
+      if (current[l] == d) {
+        ++taken[l];
+        continue;
+      }
+      if (current[l] != kNone) account(current[l], taken[l]);
+      current[l] = d;
+      taken[l] = 1;
+    }
   }
+  for (LevelIndex l = 0; l < current.size(); ++l)
+    if (current[l] != kNone) account(current[l], taken[l]);
   return f;
+}
+
+// The domains of `level` that hold `units`, best fit first: the fewest free
+// units, then the busiest parent (fewest free units), then hierarchy order;
+// at most kCandidates of them.
+struct Fit {
+  std::uint32_t count;
+  std::uint32_t parent_count;
+  DomainId domain;
+  bool operator<(const Fit& o) const {
+    if (count != o.count) return count < o.count;
+    if (parent_count != o.parent_count) return parent_count < o.parent_count;
+    return domain < o.domain;
+  }
+};
+
+void keep_best(std::vector<Fit>& best, const Fit& fit) {
+  if (best.size() == kCandidates && !(fit < best.back())) return;
+  best.insert(std::upper_bound(best.begin(), best.end(), fit), fit);
+  if (best.size() > kCandidates) best.pop_back();
+}
+
+std::uint32_t parent_count(const CapacityView& view, DomainId d) {
+  DomainId p = view.topology().domain(d).parent;
+  return p == kNone ? 0 : view.count(p);
+}
+
+std::vector<DomainId> best_fitting(const CapacityView& view, LevelIndex level, std::uint32_t units) {
+  const Topology& t = view.topology();
+  const Occupancy& occ = view.occupancy();
+  std::vector<Fit> best;
+  auto [first, last] = t.domains_at(level);
+  const std::uint32_t max_node = occ.max_node_accelerators();
+  if (level == t.host_level() && level > 0 && (view.whole_nodes() || max_node < 64)) {
+    // Nodes are many: go through their parents. Each (c, parent) pair with a
+    // node of exactly c free units stands for that parent's nodes of c, and
+    // the K best pairs hold the K best nodes. A parent the view counts as the
+    // occupancy does answers from its histogram; others list their nodes.
+    if (view.whole_nodes() && units > 1) return {};
+    std::vector<Fit> pairs;
+    auto [pfirst, plast] = t.domains_at(level - 1);
+    for (DomainId p = pfirst; p < plast; ++p) {
+      const std::uint32_t pc = view.count(p);
+      if (pc < units) continue;
+      if (view.whole_nodes()) {
+        keep_best(pairs, {1, pc, p});
+      } else if (view.exact(p)) {
+        for (std::uint32_t c = units; c <= max_node && c <= pc; ++c)
+          if (occ.nodes_with_free(p, c) > 0) keep_best(pairs, {c, pc, p});
+      } else {
+        std::uint64_t seen = 0;
+        const Domain& pd = t.domain(p);
+        for (std::uint32_t i = 0; i < pd.child_count; ++i) {
+          std::uint32_t c = view.accelerators(pd.first_child + i);
+          if (c >= units && !(seen >> c & 1)) {
+            seen |= std::uint64_t{1} << c;
+            keep_best(pairs, {c, pc, p});
+          }
+        }
+      }
+    }
+    for (const Fit& pair : pairs) {
+      const Domain& pd = t.domain(pair.domain);
+      for (std::uint32_t i = 0; i < pd.child_count; ++i) {
+        DomainId n = pd.first_child + i;
+        if (view.count(n) == pair.count) keep_best(best, {pair.count, pair.parent_count, n});
+      }
+    }
+  } else {
+    for (DomainId d = first; d < last; ++d) {
+      const std::uint32_t c = view.count(d);
+      if (c >= units) keep_best(best, {c, parent_count(view, d), d});
+    }
+  }
+  std::vector<DomainId> out;
+  for (const Fit& f : best) out.push_back(f.domain);
+  return out;
 }
 
 }  // namespace
@@ -210,22 +297,13 @@ std::vector<std::uint32_t> TopoPolicy::place(const CapacityView& view, const Pla
   const Topology& t = view.topology();
   if (request.units == 0) return {};
   LevelIndex coarsest = request.required.value_or(0);
+  if (view.count(t.root()) < request.units) return {};
+  const Occupancy& occ = view.occupancy();
   for (LevelIndex level = t.host_level() + 1; level-- > coarsest;) {
-    auto [first, last] = t.domains_at(level);
-    std::vector<DomainId> fitting;
-    for (DomainId d = first; d < last; ++d)
-      if (view.count(d) >= request.units) fitting.push_back(d);
+    const std::uint32_t most = view.whole_nodes() ? occ.max_nodes_at(level) : occ.max_accelerators_at(level);
+    if (most < request.units) continue;
+    std::vector<DomainId> fitting = best_fitting(view, level, request.units);
     if (fitting.empty()) continue;
-    // Best fit, inside the busiest parent, then hierarchy order.
-    std::stable_sort(fitting.begin(), fitting.end(), [&](DomainId x, DomainId y) {
-      if (view.count(x) != view.count(y)) return view.count(x) < view.count(y);
-      DomainId px = t.domain(x).parent;
-      DomainId py = t.domain(y).parent;
-      std::uint32_t fx = px == kNone ? 0 : view.count(px);
-      std::uint32_t fy = py == kNone ? 0 : view.count(py);
-      return fx < fy;
-    });
-    if (fitting.size() > kCandidates) fitting.resize(kCandidates);
 
     std::vector<std::uint32_t> best;
     double best_cost = 0;

@@ -44,9 +44,13 @@ class CapacityView {
   /// Usable units in a domain: accelerators, or whole nodes.
   std::uint32_t count(DomainId domain) const { return whole_nodes_ ? nodes(domain) : accelerators(domain); }
   /// Usable accelerators in a domain (whatever the unit).
-  std::uint32_t accelerators(DomainId domain) const;
+  std::uint32_t accelerators(DomainId domain) const {
+    return simple_ ? occupancy_->free_in(domain) : filtered_ ? free_[domain] : adjusted(domain, false);
+  }
   /// Whole usable nodes in a domain.
-  std::uint32_t nodes(DomainId domain) const;
+  std::uint32_t nodes(DomainId domain) const {
+    return simple_ ? occupancy_->free_nodes_in(domain) : filtered_ ? free_nodes_[domain] : adjusted(domain, true);
+  }
   bool usable(std::uint32_t accel) const;
   /// Whether every accelerator of `node` is usable.
   bool node_free(DomainId node) const {
@@ -76,6 +80,7 @@ class CapacityView {
 
   const Occupancy* occupancy_;
   bool whole_nodes_;
+  bool simple_ = true;  // nothing narrows the occupancy's counts
   // Fast filters.
   std::vector<std::uint8_t> classes_;  // empty: every class
   bool tenant_rule_ = false;

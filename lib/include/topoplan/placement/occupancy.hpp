@@ -62,6 +62,11 @@ class Occupancy {
   /// The node (host-level domain) of an accelerator index.
   DomainId node_of(std::uint32_t accel) const { return node_[accel]; }
 
+  /// The most accelerators, and the most nodes with accelerators, that any
+  /// one domain of a level holds (busy or not).
+  std::uint32_t max_accelerators_at(LevelIndex level) const { return max_accelerators_[level]; }
+  std::uint32_t max_nodes_at(LevelIndex level) const { return max_nodes_[level]; }
+
   /// The most accelerators any node has.
   std::uint32_t max_node_accelerators() const { return max_node_; }
   /// Nodes below `domain` (above the host level) with exactly `free` free
@@ -112,6 +117,8 @@ class Occupancy {
   std::vector<std::uint32_t> tenant_;      // per domain (nodes only)
   std::vector<std::uint32_t> tenant_use_;  // per domain (nodes only): accelerators of that tenant
   std::uint32_t max_node_ = 0;
+  std::vector<std::uint32_t> max_accelerators_;  // per level
+  std::vector<std::uint32_t> max_nodes_;         // per level
   std::vector<std::uint32_t> histogram_;   // per domain x (max_node_ + 1); host-level rows unused
   std::vector<StringId> models_;           // class -> model name
   std::vector<std::uint32_t> classes_;     // per accelerator, when several classes
