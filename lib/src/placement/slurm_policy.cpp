@@ -73,6 +73,7 @@
 #include "topoplan/placement/slurm_policy.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace topoplan {
 
@@ -228,8 +229,10 @@ std::vector<std::uint32_t> SlurmPolicy::place(const CapacityView& view, const Pl
     return offer_of(view.accelerators(n));
   };
   const std::uint32_t max_node = occ.max_node_accelerators();
-  // Candidate nodes, and their offers summed, below a switch.
-  auto below = [&](DomainId s, bool sum_offers) -> std::uint64_t {
+  // Candidate nodes, and their offers summed, below a switch: from the
+  // histograms where the view counts as the occupancy does, else from the
+  // switches below, else (a leaf switch) from its nodes.
+  std::function<std::uint64_t(DomainId, bool)> below = [&](DomainId s, bool sum_offers) -> std::uint64_t {
     if (whole) return view.nodes(s);
     std::uint64_t n = 0;
     if (view.exact(s)) {
@@ -237,9 +240,14 @@ std::vector<std::uint32_t> SlurmPolicy::place(const CapacityView& view, const Pl
         if (std::uint32_t o = offer_of(c); o > 0) n += static_cast<std::uint64_t>(occ.nodes_with_free(s, c)) * (sum_offers ? o : 1);
       return n;
     }
-    auto [nf, nl] = t.descendants_at(s, host);
-    for (DomainId node = nf; node < nl; ++node)
-      if (std::uint32_t o = offer(node); o > 0) n += sum_offers ? o : 1;
+    const Domain& d = t.domain(s);
+    if (d.level + 1 < host) {
+      for (std::uint32_t c = 0; c < d.child_count; ++c)
+        if (view.accelerators(d.first_child + c) > 0) n += below(d.first_child + c, sum_offers);
+      return n;
+    }
+    for (std::uint32_t c = 0; c < d.child_count; ++c)
+      if (std::uint32_t o = offer(d.first_child + c); o > 0) n += sum_offers ? o : 1;
     return n;
   };
 
