@@ -13,7 +13,9 @@ PlannerCore::PlannerCore(const Topology& topology, PlannerOptions opts)
       occupancy(topology),
       policy(make_policy(options.policy, topology)),
       node_size(typical_node_accelerators(topology)),
-      mask(topology) {}
+      mask(topology) {
+  if (options.pricer) prices_ = std::make_unique<PriceCache>(topology, *options.pricer);
+}
 
 std::uint32_t PlannerCore::tenant_id(const std::string& tenant) {
   if (tenant.empty()) return kNone;
@@ -73,7 +75,7 @@ PlaceRequest PlannerCore::request_for(const Job& job, const JobShape& shape) con
   request.required = shape.required;
   request.preferred = shape.preferred;
   request.job = &job;
-  request.pricer = options.pricer;
+  request.pricer = prices_ ? static_cast<const PlacementPricer*>(prices_.get()) : options.pricer;
   return request;
 }
 
@@ -155,7 +157,7 @@ std::uint64_t PlannerCore::kept_free() const {
     std::uint64_t held = 0;
     for (DomainId domain : e.kept) {
       const Domain& d = t.domain(domain);
-      for (std::uint32_t a = d.accel_begin; a < d.accel_end; ++a) held += occupancy.owner(a) == id ? 1 : 0;
+      for (std::uint32_t a = d.accel_begin; a < d.accel_end; ++a) held += occupancy.owner(a) == id ? 1u : 0u;
     }
     n += held - std::min<std::uint64_t>(held, e.placement.device_count());
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "job_shape.hpp"
+#include "price_cache.hpp"
 #include "topoplan/placement/planner_state.hpp"
 #include "topoplan/placement/policy.hpp"
 
@@ -71,6 +72,7 @@ class PlannerCore {
   bool place_inside(const Job& job, const JobShape& shape, JobId id, DomainId inside, JobPlacement& out);
   const std::vector<std::uint8_t>* class_mask(const std::string& pattern) const;
 
+  std::unique_ptr<PriceCache> prices_;  // over options.pricer, when given
   std::map<std::string, std::uint32_t> tenants_;
   mutable std::map<std::string, std::vector<std::uint8_t>> class_masks_;  // per model glob; empty: every class
   mutable std::unique_ptr<Occupancy> empty_;
