@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 
 #include "engine_fixtures.hpp"
@@ -57,26 +58,27 @@ TEST_CASE("capacity view: counts equal a brute-force count under every kind of c
   const auto n = static_cast<std::uint32_t>(t.accelerators().size());
   auto [first_node, last_node] = t.domains_at(t.host_level());
   std::mt19937 rng(11);
+  auto next = [&]() { return static_cast<std::uint32_t>(rng()); };
   for (int round = 0; round < 60; ++round) {
     Occupancy occ(t);
     // A random occupancy: each node's takers are of one tenant or none.
     for (DomainId node = first_node; node < last_node; ++node) {
-      std::uint32_t tenant = rng() % 3 == 0 ? kNone : static_cast<std::uint32_t>(rng() % 2);
+      std::uint32_t tenant = next() % 3 == 0 ? kNone : static_cast<std::uint32_t>(next() % 2);
       for (std::uint32_t a = t.domain(node).accel_begin; a < t.domain(node).accel_end; ++a)
-        if (rng() % 3 == 0) occ.take(a, 1, tenant);
+        if (next() % 3 == 0) occ.take(a, 1, tenant);
     }
-    if (rng() % 2) occ.set_available(rng() % n, false);
+    if (next() % 2) occ.set_available(next() % n, false);
     Rules r;
-    if (rng() % 3 == 0) r.classes = {static_cast<std::uint8_t>(rng() % 2), static_cast<std::uint8_t>(rng() % 2)};
-    if (rng() % 2) {
+    if (next() % 3 == 0) r.classes = {static_cast<std::uint8_t>(next() % 2), static_cast<std::uint8_t>(next() % 2)};
+    if (next() % 2) {
       r.tenant_rule = true;
-      std::uint32_t pick = rng() % 4;
+      std::uint32_t pick = next() % 4;
       r.tenant = pick < 2 ? pick : pick == 2 ? kNone : kNone - 2;
     }
-    if (rng() % 3 == 0) r.inside = static_cast<DomainId>(rng() % t.domain_count());
-    for (std::uint32_t k = rng() % 4; k > 0; --k) r.excluded.push_back(static_cast<DomainId>(1 + rng() % (t.domain_count() - 1)));
-    if (rng() % 4 == 0) r.drop_every = 3;
-    const bool whole = rng() % 2;
+    if (next() % 3 == 0) r.inside = static_cast<DomainId>(next() % t.domain_count());
+    for (std::uint32_t k = next() % 4; k > 0; --k) r.excluded.push_back(static_cast<DomainId>(1 + next() % (t.domain_count() - 1)));
+    if (next() % 4 == 0) r.drop_every = 3;
+    const bool whole = next() % 2;
     for (bool restrict_first : {false, true}) {
       CapacityView v = make_view(occ, r, whole, restrict_first);
       INFO("round " << round << (restrict_first ? " restricted first" : ""));
@@ -104,6 +106,22 @@ TEST_CASE("capacity view: counts equal a brute-force count under every kind of c
           CHECK(l >= f);
         }
       }
+      // tightest(): the brute-force best-fit order.
+      for (LevelIndex level = 0; level <= t.host_level(); ++level)
+        for (std::uint32_t units : {1u, 2u, 3u, 5u}) {
+          std::vector<FitIndex::Entry> all;
+          auto [first, last] = t.domains_at(level);
+          for (DomainId d = first; d < last; ++d) {
+            DomainId p = t.domain(d).parent;
+            if (v.count(d) >= units)
+              all.push_back({v.count(d), p == kNone || p == t.root() ? 0u : v.count(p), d});
+          }
+          std::sort(all.begin(), all.end());
+          std::vector<DomainId> expected;
+          for (std::size_t i = 0; i < all.size() && i < 4; ++i) expected.push_back(all[i].domain);
+          INFO("level " << level << ", " << units << " units");
+          CHECK(v.tightest(level, units, 4) == expected);
+        }
     }
   }
 }

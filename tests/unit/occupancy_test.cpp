@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 
 #include "engine_fixtures.hpp"
@@ -69,6 +70,27 @@ void check_counts(const Topology& t, const Occupancy& occ, const Shadow& s) {
       CHECK(occ.class_free_nodes_in(d, k) == cls_nodes[k]);
     }
   }
+  // The fit index: every level in (free, parent's free, id) order.
+  for (bool nodes : {false, true})
+    for (LevelIndex l = 1; l <= t.host_level(); ++l) {
+      std::vector<FitIndex::Entry> expected;
+      auto [first, last] = t.domains_at(l);
+      auto free = [&](DomainId x) { return nodes ? occ.free_nodes_in(x) : occ.free_in(x); };
+      for (DomainId d = first; d < last; ++d) {
+        DomainId p = t.domain(d).parent;
+        expected.push_back({free(d), p == t.root() ? 0u : free(p), d});
+      }
+      std::sort(expected.begin(), expected.end());
+      std::vector<DomainId> seen;
+      occ.fit_index().visit(occ, l, nodes, 0, [&](const FitIndex::Entry& e) {
+        seen.push_back(e.domain);
+        return true;
+      });
+      std::vector<DomainId> want;
+      for (const auto& e : expected) want.push_back(e.domain);
+      INFO("level " << l << (nodes ? " in nodes" : ""));
+      CHECK(seen == want);
+    }
 }
 
 }  // namespace
@@ -96,12 +118,13 @@ TEST_CASE("occupancy: every incremental count equals a recount") {
   for (std::uint32_t a = 0; a < n; ++a) s.available[a] = t.device(t.accelerators()[a]).state == DeviceState::up;
   // Each node is given to one tenant, or none, as the planner does.
   std::mt19937 rng(7);
+  auto next = [&]() { return static_cast<std::uint32_t>(rng()); };
   std::vector<std::uint32_t> node_tenant(t.domain_count());
-  for (auto& x : node_tenant) x = rng() % 3 == 0 ? kNone : static_cast<std::uint32_t>(rng() % 2);
+  for (auto& x : node_tenant) x = next() % 3 == 0 ? kNone : static_cast<std::uint32_t>(next() % 2);
   check_counts(t, occ, s);
   for (int step = 0; step < 400; ++step) {
-    std::uint32_t a = rng() % n;
-    switch (rng() % 4) {
+    std::uint32_t a = next() % n;
+    switch (next() % 4) {
       case 0:
       case 1:
         if (s.owner[a] == kNone && s.available[a]) {
@@ -119,7 +142,7 @@ TEST_CASE("occupancy: every incremental count equals a recount") {
         s.tenant[a] = kNone;
         break;
       default: {
-        bool available = rng() % 2 == 0;
+        bool available = next() % 2 == 0;
         occ.set_available(a, available);
         s.available[a] = available;
         break;

@@ -163,7 +163,7 @@ TEST_CASE("plan_jobs is a loop over PlannerState::place") {
     o.policy = policy;
     Plan plan = plan_jobs(t, js, o);
     PlannerState state(t, {policy, nullptr, true});
-    for (std::size_t j : {1, 0, 2, 3, 4}) {  // priority, then file order
+    for (std::size_t j : std::vector<std::size_t>{1, 0, 2, 3, 4}) {  // priority, then file order
       PlannerState::PlaceResult r = state.place(js[j]);
       INFO(policy << " job " << js[j].name);
       CHECK(r.placement.placed == plan.placements[j].placed);

@@ -197,6 +197,85 @@ bool CapacityView::exact(DomainId domain) const {
   return !covered && i == j;
 }
 
+bool CapacityView::by_domains() const {
+  if (simple_) return true;
+  if (filtered_ || !classes_.empty()) return false;
+  if (!tenant_rule_) return true;
+  const Occupancy& occ = *occupancy_;
+  const DomainId root = topology().root();
+  return occ.tenanted_free_in(root) == (tenant_ == kNone ? 0 : occ.tenant_free_in(root, tenant_));
+}
+
+namespace {
+
+// Best-fit order: the fewest units, then the busiest parent, then id.
+using Fit = FitIndex::Entry;
+
+void keep_best(std::vector<Fit>& best, const Fit& fit, std::size_t limit) {
+  if (best.size() == limit && !(fit < best.back())) return;
+  best.insert(std::upper_bound(best.begin(), best.end(), fit), fit);
+  if (best.size() > limit) best.pop_back();
+}
+
+}  // namespace
+
+std::vector<DomainId> CapacityView::tightest(LevelIndex level, std::uint32_t units, std::size_t limit) const {
+  const Topology& t = topology();
+  std::vector<Fit> best;
+  auto parent_count = [&](DomainId d) {
+    DomainId p = t.domain(d).parent;
+    return p == kNone || p == t.root() ? 0u : count(p);
+  };
+  auto consider = [&](DomainId d) {
+    const std::uint32_t c = count(d);
+    if (c >= units && units > 0) keep_best(best, {c, parent_count(d), d}, limit);
+  };
+  auto done = [&]() {
+    std::vector<DomainId> out;
+    for (const Fit& f : best) out.push_back(f.domain);
+    return out;
+  };
+  if (limit == 0) return {};
+  if (level == 0 || !by_domains()) {
+    auto [first, last] = t.domains_at(level);
+    for (DomainId d = first; d < last; ++d) consider(d);
+    return done();
+  }
+  if (inside_ != kNone) {
+    // Only what lies inside (or, coarser, the one domain holding it).
+    if (level <= t.domain(inside_).level) {
+      consider(t.ancestor(inside_, level));
+      return done();
+    }
+    auto [first, last] = t.descendants_at(inside_, level);
+    for (DomainId d = first; d < last; ++d) consider(d);
+    return done();
+  }
+  // Domains whose count or parent's count the exclusions change are
+  // considered apart; the rest come from the index in order, skipping those
+  // an exclusion covers (the view counts them 0).
+  std::vector<DomainId> affected;
+  for (const Range& e : excluded_) {
+    const LevelIndex le = t.domain(e.domain).level;
+    if (le > level) affected.push_back(t.ancestor(e.domain, level));
+    if (level >= 2 && le > level - 1) {
+      const Domain& p = t.domain(t.ancestor(e.domain, level - 1));
+      for (std::uint32_t c = 0; c < p.child_count; ++c) affected.push_back(p.first_child + c);
+    }
+  }
+  std::sort(affected.begin(), affected.end());
+  affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
+  for (DomainId d : affected) consider(d);
+  std::size_t taken = 0;
+  occupancy_->fit_index().visit(*occupancy_, level, whole_nodes_, units, [&](const Fit& f) {
+    if (std::binary_search(affected.begin(), affected.end(), f.domain)) return true;
+    if (count(f.domain) != f.count) return true;  // inside an excluded domain
+    keep_best(best, f, limit);
+    return ++taken < limit;
+  });
+  return done();
+}
+
 void CapacityView::materialize() {
   const std::size_t n = topology().accelerators().size();
   usable_.assign(n, 0);

@@ -39,6 +39,7 @@ Occupancy::Occupancy(const Topology& topology)
   for (DomainId n = first_node; n < last_node; ++n) max_node_ = std::max(max_node_, topology.domain(n).accelerator_count());
   histogram_.assign(static_cast<std::size_t>(first_node) * (max_node_ + 1), 0);
 
+  fit_.reset(topology);
   // Counts bottom-up: nodes from their accelerators, then parents sum children.
   for (DomainId n = first_node; n < last_node; ++n) {
     const Domain& node = topology.domain(n);
@@ -108,6 +109,7 @@ void Occupancy::change_free(std::uint32_t accel, int delta) {
   const std::size_t cls = several ? classes_[accel] : 0;
   const std::uint32_t node_cls = several ? node_class_[node] : kNone;
   for (DomainId d = node; d != kNone; d = topology_->domain(d).parent) {
+    fit_.changed(d);
     free_[d] = static_cast<std::uint32_t>(static_cast<int>(free_[d]) + delta);
     free_nodes_[d] = static_cast<std::uint32_t>(static_cast<int>(free_nodes_[d]) + node_delta);
     if (d != node) {

@@ -214,83 +214,6 @@ Fragmentation fragmentation(const CapacityView& view, const std::vector<std::uin
   return f;
 }
 
-// The domains of `level` that hold `units`, best fit first: the fewest free
-// units, then the busiest parent (fewest free units), then hierarchy order;
-// at most kCandidates of them.
-struct Fit {
-  std::uint32_t count;
-  std::uint32_t parent_count;
-  DomainId domain;
-  bool operator<(const Fit& o) const {
-    if (count != o.count) return count < o.count;
-    if (parent_count != o.parent_count) return parent_count < o.parent_count;
-    return domain < o.domain;
-  }
-};
-
-void keep_best(std::vector<Fit>& best, const Fit& fit) {
-  if (best.size() == kCandidates && !(fit < best.back())) return;
-  best.insert(std::upper_bound(best.begin(), best.end(), fit), fit);
-  if (best.size() > kCandidates) best.pop_back();
-}
-
-std::uint32_t parent_count(const CapacityView& view, DomainId d) {
-  DomainId p = view.topology().domain(d).parent;
-  return p == kNone ? 0 : view.count(p);
-}
-
-std::vector<DomainId> best_fitting(const CapacityView& view, LevelIndex level, std::uint32_t units) {
-  const Topology& t = view.topology();
-  const Occupancy& occ = view.occupancy();
-  std::vector<Fit> best;
-  auto [first, last] = t.domains_at(level);
-  const std::uint32_t max_node = occ.max_node_accelerators();
-  if (level == t.host_level() && level > 0 && (view.whole_nodes() || max_node < 64)) {
-    // Nodes are many: go through their parents. Each (c, parent) pair with a
-    // node of exactly c free units stands for that parent's nodes of c, and
-    // the K best pairs hold the K best nodes. A parent the view counts as the
-    // occupancy does answers from its histogram; others list their nodes.
-    if (view.whole_nodes() && units > 1) return {};
-    std::vector<Fit> pairs;
-    auto [pfirst, plast] = t.domains_at(level - 1);
-    for (DomainId p = pfirst; p < plast; ++p) {
-      const std::uint32_t pc = view.count(p);
-      if (pc < units) continue;
-      if (view.whole_nodes()) {
-        keep_best(pairs, {1, pc, p});
-      } else if (view.exact(p)) {
-        for (std::uint32_t c = units; c <= max_node && c <= pc; ++c)
-          if (occ.nodes_with_free(p, c) > 0) keep_best(pairs, {c, pc, p});
-      } else {
-        std::uint64_t seen = 0;
-        const Domain& pd = t.domain(p);
-        for (std::uint32_t i = 0; i < pd.child_count; ++i) {
-          std::uint32_t c = view.accelerators(pd.first_child + i);
-          if (c >= units && !(seen >> c & 1)) {
-            seen |= std::uint64_t{1} << c;
-            keep_best(pairs, {c, pc, p});
-          }
-        }
-      }
-    }
-    for (const Fit& pair : pairs) {
-      const Domain& pd = t.domain(pair.domain);
-      for (std::uint32_t i = 0; i < pd.child_count; ++i) {
-        DomainId n = pd.first_child + i;
-        if (view.count(n) == pair.count) keep_best(best, {pair.count, pair.parent_count, n});
-      }
-    }
-  } else {
-    for (DomainId d = first; d < last; ++d) {
-      const std::uint32_t c = view.count(d);
-      if (c >= units) keep_best(best, {c, parent_count(view, d), d});
-    }
-  }
-  std::vector<DomainId> out;
-  for (const Fit& f : best) out.push_back(f.domain);
-  return out;
-}
-
 }  // namespace
 
 std::vector<std::uint32_t> TopoPolicy::place(const CapacityView& view, const PlaceRequest& request) const {
@@ -302,7 +225,8 @@ std::vector<std::uint32_t> TopoPolicy::place(const CapacityView& view, const Pla
   for (LevelIndex level = t.host_level() + 1; level-- > coarsest;) {
     const std::uint32_t most = view.whole_nodes() ? occ.max_nodes_at(level) : occ.max_accelerators_at(level);
     if (most < request.units) continue;
-    std::vector<DomainId> fitting = best_fitting(view, level, request.units);
+    // Best fit, inside the busiest parent, then hierarchy order.
+    std::vector<DomainId> fitting = view.tightest(level, request.units, kCandidates);
     if (fitting.empty()) continue;
 
     std::vector<std::uint32_t> best;

@@ -57,6 +57,13 @@ class CapacityView {
     return topology().domain(node).accelerator_count() > 0 &&
            accelerators(node) == topology().domain(node).accelerator_count();
   }
+  /// The domains of `level` with at least `units` usable units, tightest
+  /// first: the fewest units, then the busiest parent (fewest units), then
+  /// hierarchy order; at most `limit` of them. Walks the occupancy's
+  /// FitIndex from the first domain that fits when the view narrows the
+  /// occupancy by domains only (inside, exclude); scans the level otherwise.
+  std::vector<DomainId> tightest(LevelIndex level, std::uint32_t units, std::size_t limit) const;
+
   /// Whether the view counts `domain` and everything below it exactly as the
   /// occupancy does (no filter, no exclusion inside it, not cut by inside()),
   /// so the occupancy's per-node histograms hold for it.
@@ -77,6 +84,9 @@ class CapacityView {
   void materialize();
   void recount();
   std::uint32_t adjusted(DomainId domain, bool in_nodes) const;
+  // Whether every difference from the occupancy's counts comes from
+  // inside() and exclude().
+  bool by_domains() const;
 
   const Occupancy* occupancy_;
   bool whole_nodes_;

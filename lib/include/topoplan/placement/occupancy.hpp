@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "topoplan/model/topology.hpp"
+#include "topoplan/placement/fit_index.hpp"
 
 namespace topoplan {
 
@@ -89,6 +90,9 @@ class Occupancy {
     return class_free_nodes_[static_cast<std::size_t>(cls) * domain_count_ + domain];
   }
 
+  /// The domains of each level in best-fit order (fit_index.hpp).
+  const FitIndex& fit_index() const { return fit_; }
+
   /// Free accelerators on nodes that some tenant's jobs use, in a domain.
   std::uint32_t tenanted_free_in(DomainId domain) const {
     return tenanted_free_.empty() ? 0 : tenanted_free_[domain];
@@ -127,6 +131,7 @@ class Occupancy {
   std::vector<std::uint32_t> class_free_nodes_;  // class x domain
   std::vector<std::uint32_t> tenanted_free_;             // per domain, once a tenant exists
   std::vector<std::vector<std::uint32_t>> tenant_free_;  // per tenant, per domain
+  FitIndex fit_;
 };
 
 }  // namespace topoplan
