@@ -98,8 +98,8 @@ PlanExport export_plan_kubernetes(const Topology& t, const Plan& plan, const Pla
   }
 
   std::string& out = result.text;
-  out += fmt::format("# Node affinity for the plan {} on {}, written by topoplan export-plan.\n",
-                     comment_text(o.plan_file.empty() ? "given" : o.plan_file),
+  out += "# Node affinity patches, written by topoplan export-plan\n";
+  out += fmt::format("# plan: {}, topology: {}\n", comment_text(o.plan_file.empty() ? "given" : o.plan_file),
                      comment_text(o.topology_argument.empty() ? t.name() : o.topology_argument));
   out += "# One v1 PodTemplate per placed job, named after it (annotation topoplan.io/job:\n"
          "# the plan's name). Its template is a strategic merge patch for every pod\n"

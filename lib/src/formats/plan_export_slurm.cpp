@@ -156,9 +156,9 @@ PlanExport export_plan_slurm(const Topology& t, const Plan& plan, const PlanExpo
 
   std::string& out = result.text;
   out += "#!/bin/sh\n";
-  out += fmt::format("# Slurm submissions for the plan {} on {}, written by topoplan export-plan.\n",
-                     o.plan_file.empty() ? "given" : o.plan_file,
-                     o.topology_argument.empty() ? t.name() : o.topology_argument);
+  out += "# Slurm submissions, written by topoplan export-plan\n";
+  out += fmt::format("# plan: {}, topology: {}\n", comment_text(o.plan_file.empty() ? "given" : o.plan_file),
+                     comment_text(o.topology_argument.empty() ? t.name() : o.topology_argument));
   out += "# Each job is pinned to the nodes the plan chose: --nodelist names them and\n"
          "# --nodes counts them, so Slurm allocates exactly those or keeps the job pending.\n"
          "# These options override the #SBATCH lines of the batch scripts.\n";
