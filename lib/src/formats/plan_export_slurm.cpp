@@ -108,180 +108,201 @@ struct SlurmJob {
   std::string reservation;
 };
 
-}  // namespace
+// The script, job by job, and the warnings, kept in plan order whichever
+// part of the script they come from.
+class SlurmScript {
+ public:
+  SlurmScript(const Topology& t, const Plan& plan, const PlanExportOptions& o)
+      : t_(t), plan_(plan), o_(o), warnings_(plan.jobs.size()) {}
 
-PlanExport export_plan_slurm(const Topology& t, const Plan& plan, const PlanExportOptions& o) {
-  {
-    DiagnosticSink sink;
-    if (o.batch_script.empty()) sink.error({"--batch-script", 0, 0}, "must not be empty");
-    if (o.reservations) {
-      check_value("--start", o.reservation_start, sink);
-      check_value("--duration", o.reservation_duration, sink);
-      if (!o.reservation_users.empty()) check_value("--users", o.reservation_users, sink);
-    }
-    sink.throw_if_any();
+  PlanExport write();
+
+ private:
+  void warn(std::size_t j, std::string message) {
+    warnings_[j].push_back({plan_.jobs[j].where, fmt::format("job '{}': {}", plan_.jobs[j].name, message)});
   }
-  PlanExport result;
-  // Warnings in plan order, whichever part of the script they come from.
-  std::vector<std::vector<Diagnostic>> warnings(plan.jobs.size());
-  auto warn = [&](std::size_t j, std::string message) {
-    warnings[j].push_back({plan.jobs[j].where, fmt::format("job '{}': {}", plan.jobs[j].name, message)});
-  };
+  void collect();
+  std::string reservation(const SlurmJob& sj);
+  std::string submission(const SlurmJob& sj);
 
-  std::vector<SlurmJob> jobs;
-  std::map<DomainId, int> jobs_on_node;
-  std::map<DomainId, std::uint32_t> planned_on_node;  // accelerators of the plan's jobs
+  const Topology& t_;
+  const Plan& plan_;
+  const PlanExportOptions& o_;
+  std::vector<std::vector<Diagnostic>> warnings_;
+  std::vector<SlurmJob> jobs_;
+  std::map<DomainId, int> jobs_on_node_;
+  std::map<DomainId, std::uint32_t> planned_on_node_;  // accelerators of the plan's jobs
+};
+
+// The placed jobs, their layouts, hostlists and reservation names.
+void SlurmScript::collect() {
   std::set<std::string> reservation_names;
   DiagnosticSink names;
-  for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
-    const JobPlacement& p = plan.placements[j];
+  for (std::size_t j = 0; j < plan_.jobs.size(); ++j) {
+    const JobPlacement& p = plan_.placements[j];
     if (!p.placed || p.occupied) continue;
     SlurmJob sj;
     sj.index = j;
-    sj.layout = layout_of(t, p);
+    sj.layout = layout_of(t_, p);
     for (const NodeShare& s : sj.layout.nodes) {
-      if (!slurm::slurm_safe(t.hostname(s.node)))
-        names.error(plan.jobs[j].where, fmt::format("job '{}': hostname '{}' cannot be written in a Slurm hostlist",
-                                                    plan.jobs[j].name, t.hostname(s.node)));
-      ++jobs_on_node[s.node];
-      planned_on_node[s.node] += s.accelerators;
+      if (!slurm::slurm_safe(t_.hostname(s.node)))
+        names.error(plan_.jobs[j].where, fmt::format("job '{}': hostname '{}' cannot be written in a Slurm hostlist",
+                                                     plan_.jobs[j].name, t_.hostname(s.node)));
+      ++jobs_on_node_[s.node];
+      planned_on_node_[s.node] += s.accelerators;
     }
-    sj.hostlist = slurm::slurm_hostlist(hostnames(t, sj.layout.nodes));
-    std::string base = reservation_name(plan.jobs[j].name);
+    sj.hostlist = slurm::slurm_hostlist(hostnames(t_, sj.layout.nodes));
+    std::string base = reservation_name(plan_.jobs[j].name);
     sj.reservation = base;
-    for (int n = 2; !reservation_names.insert(sj.reservation).second; ++n) sj.reservation = fmt::format("{}-{}", base, n);
-    jobs.push_back(std::move(sj));
+    for (int n = 2; !reservation_names.insert(sj.reservation).second; ++n)
+      sj.reservation = fmt::format("{}-{}", base, n);
+    jobs_.push_back(std::move(sj));
   }
   names.throw_if_any();
+}
 
+std::string SlurmScript::reservation(const SlurmJob& sj) {
+  std::vector<std::string> flags;
+  bool shared = false;
+  for (const NodeShare& s : sj.layout.nodes) shared |= jobs_on_node_[s.node] > 1;
+  if (shared) flags.emplace_back("OVERLAP");
+  if (!sj.layout.whole_nodes) {
+    flags.emplace_back("IGNORE_JOBS");
+    // Accelerators of a node that no job of the plan uses: held by the
+    // reservation all the same.
+    for (const NodeShare& s : sj.layout.nodes) {
+      std::uint32_t all = t_.domain(s.node).accelerator_count();
+      std::uint32_t left = all - std::min(all, planned_on_node_[s.node]);
+      if (left == 0) continue;
+      warn(sj.index, fmt::format("its reservation holds all of {} (Slurm reserves whole nodes), so jobs outside it "
+                                 "cannot use the node's {} that the plan leaves to others",
+                                 t_.hostname(s.node), plural(left, "accelerator")));
+      break;
+    }
+  }
+  std::string users = o_.reservation_users.empty() ? "\"$(id -un)\"" : sh_word(o_.reservation_users);
+  return fmt::format("scontrol create reservation {} {} {} {} Users={}{}\n", option("ReservationName", sj.reservation),
+                     option("Nodes", sj.hostlist), option("StartTime", o_.reservation_start),
+                     option("Duration", o_.reservation_duration), users,
+                     flags.empty() ? "" : fmt::format(" Flags={}", fmt::join(flags, ",")));
+}
+
+// The job's comment and sbatch line.
+std::string SlurmScript::submission(const SlurmJob& sj) {
+  const Job& job = plan_.jobs[sj.index];
+  const JobPlacement& p = plan_.placements[sj.index];
+  const JobLayout& l = sj.layout;
+  const std::size_t accelerators = p.device_count();
+  std::string out = fmt::format("\n# job {} ({}, {}): {} {}\n", comment_text(job.name),
+                                job.kind == JobKind::training ? "training" : "inference",
+                                plural(accelerators, std::string(kind_name(l.kind))), describe_nodes(l), sj.hostlist);
+  if (p.replicas.size() > 1) {
+    for (std::size_t r = 0; r < l.replica_nodes.size(); ++r)
+      out += fmt::format("#   replica {}: {}\n", r, slurm::slurm_hostlist(hostnames(t_, l.replica_nodes[r])));
+    warn(sj.index, fmt::format("Slurm runs its {} replicas as one job on all their nodes; start each replica's "
+                               "steps on its own nodes (srun --nodelist, listed in the script)",
+                               p.replicas.size()));
+  }
+
+  std::vector<std::string> args = {"sbatch", option("--job-name", job.name), fmt::format("--nodes={}", l.nodes.size()),
+                                   option("--nodelist", sj.hostlist)};
+  // Jobs that take whole nodes; and a tenant's job that fills its nodes,
+  // for which --exclusive is how Slurm keeps other tenants off them.
+  const bool exclusive = job.exclusive || job.nodes > 0 || job.exclusive_level.has_value() ||
+                         (!job.tenant.empty() && l.whole_nodes);
+  if (exclusive) args.emplace_back("--exclusive");
+  if (l.mixed_kinds) {
+    warn(sj.index, "its accelerators are of several kinds, for which sbatch has no single count");
+  } else if (l.kind == DeviceKind::gpu) {
+    args.push_back(l.per_node ? fmt::format("--gpus-per-node={}", l.per_node) : fmt::format("--gpus={}", accelerators));
+  } else if (l.per_node) {
+    args.push_back(fmt::format("--ntasks-per-node={}", l.per_node));
+    warn(sj.index, fmt::format("Slurm has no standard resource for {0}s: --ntasks-per-node={1} asks for one task per "
+                               "{0}; add the cluster's own --gres",
+                               kind_name(l.kind), l.per_node));
+  } else {
+    warn(sj.index, fmt::format("Slurm has no standard resource for {}s, and the nodes hold different numbers of them",
+                               kind_name(l.kind)));
+  }
+  if (o_.reservations) args.push_back(option("--reservation", sj.reservation));
+  std::string script = o_.batch_script;
+  for (std::size_t at = script.find("{name}"); at != std::string::npos; at = script.find("{name}", at + job.name.size()))
+    script.replace(at, 6, job.name);
+  args.push_back(sh_word(script));
+  out += fmt::format("{}\n", fmt::join(args, " "));
+
+  // What the line cannot say.
+  if (!l.per_node && !l.mixed_kinds) {
+    auto [few, many] = std::minmax_element(l.nodes.begin(), l.nodes.end(), [](const NodeShare& a, const NodeShare& b) {
+      return a.accelerators < b.accelerators;
+    });
+    warn(sj.index, fmt::format("{} accelerators on {} but {} on {}: sbatch has one count per node, so Slurm splits "
+                               "the {} among the nodes its own way",
+                               few->accelerators, t_.hostname(few->node), many->accelerators,
+                               t_.hostname(many->node), accelerators));
+  }
+  if (!l.whole_nodes && !exclusive) {
+    auto part = std::find_if(l.nodes.begin(), l.nodes.end(), [](const NodeShare& s) { return !s.whole; });
+    warn(sj.index, fmt::format("Slurm picks which {} of the {} on {} it gets", plural(part->accelerators, "accelerator"),
+                               t_.domain(part->node).accelerator_count(), t_.hostname(part->node)));
+  }
+  if (!l.rank_order.empty())
+    warn(sj.index, fmt::format("its ranks are not in Slurm's task order (node by node in node order, each node's "
+                               "accelerators in index order): {}",
+                               l.rank_order));
+  if (job.exclusive_level)
+    warn(sj.index, fmt::format("the plan keeps its {} to itself; sbatch has no option for that before Slurm 24.05's "
+                               "--exclusive=topo (topology/block)",
+                               *job.exclusive_level));
+  if (!job.tenant.empty() && !exclusive)
+    warn(sj.index, fmt::format("Slurm keeps tenant '{}' off other tenants' nodes only with --exclusive=user or mcs",
+                               job.tenant));
+  return out;
+}
+
+PlanExport SlurmScript::write() {
+  collect();
+  PlanExport result;
   std::string& out = result.text;
   out += "#!/bin/sh\n";
   out += "# Slurm submissions, written by topoplan export-plan\n";
-  out += fmt::format("# plan: {}, topology: {}\n", comment_text(o.plan_file.empty() ? "given" : o.plan_file),
-                     comment_text(o.topology_argument.empty() ? t.name() : o.topology_argument));
+  out += fmt::format("# plan: {}, topology: {}\n", comment_text(o_.plan_file.empty() ? "given" : o_.plan_file),
+                     comment_text(o_.topology_argument.empty() ? t_.name() : o_.topology_argument));
   out += "# Each job is pinned to the nodes the plan chose: --nodelist names them and\n"
          "# --nodes counts them, so Slurm allocates exactly those or keeps the job pending.\n"
          "# These options override the #SBATCH lines of the batch scripts.\n";
-  if (o.reservations)
+  if (o_.reservations)
     out += "# First every job's nodes are held in a reservation named after the job, into\n"
            "# which the job is then submitted.\n";
   out += "set -e\n";
-
-  for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
-    const JobPlacement& p = plan.placements[j];
-    if (!p.placed && !p.occupied) {
-      warn(j, "not placed in the plan, so not submitted");
-      out += fmt::format("# job {}: not placed ({}), not submitted\n", comment_text(plan.jobs[j].name),
-                         comment_text(p.reason));
-    }
+  for (std::size_t j = 0; j < plan_.jobs.size(); ++j) {
+    const JobPlacement& p = plan_.placements[j];
+    if (p.placed || p.occupied) continue;
+    warn(j, "not placed in the plan, so not submitted");
+    out += fmt::format("# job {}: not placed ({}), not submitted\n", comment_text(plan_.jobs[j].name),
+                       comment_text(p.reason));
   }
-
-  if (o.reservations) {
-    std::string users = o.reservation_users.empty() ? "\"$(id -un)\"" : sh_word(o.reservation_users);
+  if (o_.reservations) {
     out += "\n# Reservations\n";
-    for (const SlurmJob& sj : jobs) {
-      std::vector<std::string> flags;
-      bool shared = false;
-      for (const NodeShare& s : sj.layout.nodes) shared |= jobs_on_node[s.node] > 1;
-      if (shared) flags.emplace_back("OVERLAP");
-      if (!sj.layout.whole_nodes) {
-        flags.emplace_back("IGNORE_JOBS");
-        // Accelerators of a node that no job of the plan uses: held by the
-        // reservation all the same.
-        for (const NodeShare& s : sj.layout.nodes) {
-          std::uint32_t left = t.domain(s.node).accelerator_count() - std::min(t.domain(s.node).accelerator_count(),
-                                                                               planned_on_node[s.node]);
-          if (left == 0) continue;
-          warn(sj.index, fmt::format("its reservation holds all of {} (Slurm reserves whole nodes), so jobs outside "
-                                     "it cannot use the node's {} that the plan leaves to others",
-                                     t.hostname(s.node), plural(left, "accelerator")));
-          break;
-        }
-      }
-      out += fmt::format("scontrol create reservation {} {} {} {} Users={}{}\n", option("ReservationName", sj.reservation),
-                         option("Nodes", sj.hostlist), option("StartTime", o.reservation_start),
-                         option("Duration", o.reservation_duration), users,
-                         flags.empty() ? "" : " Flags=" + fmt::format("{}", fmt::join(flags, ",")));
-    }
+    for (const SlurmJob& sj : jobs_) out += reservation(sj);
   }
-
-  for (const SlurmJob& sj : jobs) {
-    const Job& job = plan.jobs[sj.index];
-    const JobPlacement& p = plan.placements[sj.index];
-    const JobLayout& l = sj.layout;
-    std::size_t accelerators = p.device_count();
-    out += fmt::format("\n# job {} ({}, {}): {} {}\n", comment_text(job.name),
-                       job.kind == JobKind::training ? "training" : "inference",
-                       plural(accelerators, std::string(kind_name(l.kind))), describe_nodes(l), sj.hostlist);
-    if (p.replicas.size() > 1) {
-      for (std::size_t r = 0; r < l.replica_nodes.size(); ++r)
-        out += fmt::format("#   replica {}: {}\n", r, slurm::slurm_hostlist(hostnames(t, l.replica_nodes[r])));
-      warn(sj.index, fmt::format("Slurm runs its {} replicas as one job on all their nodes; start each replica's steps "
-                            "on its own nodes (srun --nodelist, listed in the script)",
-                            p.replicas.size()));
-    }
-
-    std::vector<std::string> args = {"sbatch", option("--job-name", job.name),
-                                     fmt::format("--nodes={}", l.nodes.size()), option("--nodelist", sj.hostlist)};
-    // Jobs that take whole nodes; and a tenant's job that fills its nodes,
-    // for which --exclusive is how Slurm keeps other tenants off them.
-    bool exclusive = job.exclusive || job.nodes > 0 || job.exclusive_level.has_value() ||
-                     (!job.tenant.empty() && l.whole_nodes);
-    if (exclusive) args.emplace_back("--exclusive");
-    if (l.mixed_kinds) {
-      warn(sj.index, "its accelerators are of several kinds, for which sbatch has no single count");
-    } else if (l.kind == DeviceKind::gpu) {
-      if (l.per_node)
-        args.push_back(fmt::format("--gpus-per-node={}", l.per_node));
-      else
-        args.push_back(fmt::format("--gpus={}", accelerators));
-    } else if (l.per_node) {
-      args.push_back(fmt::format("--ntasks-per-node={}", l.per_node));
-      warn(sj.index, fmt::format("Slurm has no standard resource for {0}s: --ntasks-per-node={1} asks for one task per "
-                            "{0}; add the cluster's own --gres",
-                            kind_name(l.kind), l.per_node));
-    } else {
-      warn(sj.index, fmt::format("Slurm has no standard resource for {}s, and the nodes hold different numbers of them",
-                            kind_name(l.kind)));
-    }
-    if (!l.per_node && !l.mixed_kinds) {
-      auto [few, many] = std::minmax_element(l.nodes.begin(), l.nodes.end(), [](const NodeShare& a, const NodeShare& b) {
-        return a.accelerators < b.accelerators;
-      });
-      warn(sj.index, fmt::format("{} accelerators on {} but {} on {}: sbatch has one count per node, so Slurm splits "
-                            "the {} among the nodes its own way",
-                            few->accelerators, t.hostname(few->node), many->accelerators, t.hostname(many->node),
-                            accelerators));
-    }
-    if (!l.whole_nodes && !exclusive) {
-      for (const NodeShare& s : l.nodes)
-        if (!s.whole) {
-          warn(sj.index, fmt::format("Slurm picks which {} of the {} on {} it gets", plural(s.accelerators, "accelerator"),
-                                t.domain(s.node).accelerator_count(), t.hostname(s.node)));
-          break;
-        }
-    }
-    if (!l.rank_order.empty())
-      warn(sj.index, fmt::format("its ranks are not in Slurm's task order (node by node in node order, each node's "
-                            "accelerators in index order): {}",
-                            l.rank_order));
-    if (job.exclusive_level)
-      warn(sj.index, fmt::format("the plan keeps its {} to itself; sbatch has no option for that before Slurm 24.05's "
-                            "--exclusive=topo (topology/block)",
-                            *job.exclusive_level));
-    if (!job.tenant.empty() && !exclusive)
-      warn(sj.index, fmt::format("Slurm keeps tenant '{}' off other tenants' nodes only with --exclusive=user or mcs",
-                            job.tenant));
-    if (o.reservations) args.push_back(option("--reservation", sj.reservation));
-    std::string script = o.batch_script;
-    for (std::size_t at = script.find("{name}"); at != std::string::npos; at = script.find("{name}", at + job.name.size())) {
-      script.replace(at, 6, job.name);
-    }
-    args.push_back(sh_word(script));
-    out += fmt::format("{}\n", fmt::join(args, " "));
-  }
-  for (auto& w : warnings) result.warnings.insert(result.warnings.end(), w.begin(), w.end());
+  for (const SlurmJob& sj : jobs_) out += submission(sj);
+  for (auto& w : warnings_) result.warnings.insert(result.warnings.end(), w.begin(), w.end());
   return result;
+}
+
+}  // namespace
+
+PlanExport export_plan_slurm(const Topology& t, const Plan& plan, const PlanExportOptions& o) {
+  DiagnosticSink sink;
+  if (o.batch_script.empty()) sink.error({"--batch-script", 0, 0}, "must not be empty");
+  if (o.reservations) {
+    check_value("--start", o.reservation_start, sink);
+    check_value("--duration", o.reservation_duration, sink);
+    if (!o.reservation_users.empty()) check_value("--users", o.reservation_users, sink);
+  }
+  sink.throw_if_any();
+  return SlurmScript(t, plan, o).write();
 }
 
 }  // namespace topoplan::formats
