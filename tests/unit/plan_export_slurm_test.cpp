@@ -219,3 +219,13 @@ TEST_CASE("slurm plan export: LPUs are tasks per node, and names Slurm cannot ca
   CHECK_THROWS_WITH(slurm(odd, "jobs:\n  - {name: j, devices: host#1/gpu0}\n"),
                     Catch::Contains("hostname 'host#1' cannot be written in a Slurm hostlist"));
 }
+
+TEST_CASE("slurm plan export: warnings point at the job's entry in a plan written as JSON") {
+  // topoplan's JSON plans hold the job under "job": its position is the entry's.
+  Topology t = preset("gb200-nvl72:racks=1");
+  PlanExport e = slurm(t, "{\"jobs\": [\n  {\"name\": \"a\", \"job\": {\"gpus\": 2},\n   \"devices\": "
+                          "[\"r0000-n00/gpu0\", \"r0000-n00/gpu1\"]}\n]}\n");
+  REQUIRE(e.warnings.size() == 1);
+  CHECK(e.warnings[0].where.line == 2);
+  CHECK(e.warnings[0].where.column == 3);
+}

@@ -441,6 +441,8 @@ void PlanReader::entry(const YAML::Node& node, Plan& plan) {
     keys.push_back("nodes");
     outer.allow(keys);
     job = reader.read(spec, {}, true);
+    // The clone has no positions: the job is where its entry is.
+    if (job) job->where = yaml::where(file_, node);
   } else {
     job = reader.read(node, kPlanEntryKeys, true);
   }
