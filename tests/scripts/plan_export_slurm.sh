@@ -106,9 +106,10 @@ EOF
   fail "topoplan plan"
 
 # Per placed job of the plan: `NAME HOST COUNT` lines (its GPUs per node),
-# read from the plan's JSON without topoplan.
+# read from the plan's JSON without topoplan: each job's "name", then its
+# "devices" list of HOST/gpuK names ("replica_devices" lists the same again).
 awk '
-  /^    \{"name": / || /^ *"name": "/ { if (match($0, /"name": "[^"]*"/)) { job = substr($0, RSTART + 9, RLENGTH - 10) } }
+  /^ *"name": "/ { if (match($0, /"name": "[^"]*"/)) { job = substr($0, RSTART + 9, RLENGTH - 10) } }
   /"devices": \[/ { in_devices = 1 }
   in_devices { line = $0; while (match(line, /"[^"\/]*\/[^"]*"/)) { d = substr(line, RSTART + 1, RLENGTH - 2);
                split(d, part, "/"); count[job " " part[1]]++; line = substr(line, RSTART + RLENGTH) } }

@@ -61,23 +61,24 @@ TEST_CASE("job layout: a rank order that steps back inside a node") {
   CHECK(l.per_node == 0);  // 2 and 1
 }
 
-TEST_CASE("job layout: replicas, their nodes and nodes they share") {
+TEST_CASE("job layout: replicas and their nodes") {
   Topology t = preset("dgx-h100:nodes=4");
   JobLayout apart = layout(t, "{name: s, kind: inference, replica_devices: [\"h100-00002/gpu[0-7]\", "
                               "\"h100-00000/gpu[0-7]\"]}");
   REQUIRE(apart.replica_nodes.size() == 2);
   CHECK(hostnames(t, apart.replica_nodes[0]) == std::vector<std::string>{"h100-00002"});
   CHECK(hostnames(t, apart.replica_nodes[1]) == std::vector<std::string>{"h100-00000"});
-  CHECK_FALSE(apart.replicas_share_nodes);
   // Each replica is in order; a later replica on an earlier node is not a
   // rank order problem (ranks count per replica).
   CHECK(apart.rank_order.empty());
 
   JobLayout shared = layout(t, "{name: s, kind: inference, replica_devices: [\"h100-00001/gpu[0-3]\", "
                                "\"h100-00001/gpu[4-7]\"]}");
-  CHECK(shared.replicas_share_nodes);
+  // Two replicas on one node: one node, held whole, in both replicas' lists.
   CHECK(shared.whole_nodes);
   CHECK(shared.nodes.size() == 1);
+  CHECK(shared.nodes[0].accelerators == 8);
+  CHECK(hostnames(t, shared.replica_nodes[1]) == std::vector<std::string>{"h100-00001"});
 
   JobLayout backwards = layout(t, "{name: s, kind: inference, replica_devices: [\"h100-00000/gpu0\", "
                                   "[h100-00001/gpu1, h100-00001/gpu0]]}");

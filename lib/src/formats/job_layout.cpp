@@ -11,13 +11,13 @@ namespace topoplan {
 JobLayout layout_of(const Topology& t, const JobPlacement& p) {
   JobLayout layout;
   std::map<DomainId, std::uint32_t> count;
-  std::map<DomainId, std::set<std::size_t>> replicas_on;
   bool first = true;
   for (std::size_t r = 0; r < p.replicas.size(); ++r) {
     std::set<DomainId> nodes;
-    // The natural order: accelerator indices ascend within a node (they
-    // follow the node's device order) and a node, once left, is not
-    // entered again; nodes follow each other in topology order.
+    // The natural order is ascending accelerator indices: they follow the
+    // nodes in topology order and each node's devices in its own order, and
+    // a node's indices are contiguous, so ascending indices visit each node
+    // in one run. Only a descent breaks the order.
     DeviceId previous = kNone;
     for (std::size_t rank = 0; rank < p.replicas[r].size(); ++rank) {
       DeviceId d = p.replicas[r][rank];
@@ -27,7 +27,6 @@ JobLayout layout_of(const Topology& t, const JobPlacement& p) {
       layout.mixed_kinds |= !first && kind != layout.kind;
       first = false;
       ++count[node];
-      replicas_on[node].insert(r);
       nodes.insert(node);
       if (previous != kNone && layout.rank_order.empty() &&
           t.accelerator_index(d) < t.accelerator_index(previous)) {
@@ -39,16 +38,12 @@ JobLayout layout_of(const Topology& t, const JobPlacement& p) {
     }
     layout.replica_nodes.emplace_back(nodes.begin(), nodes.end());
   }
-  // A node entered twice by one replica with ascending indices is impossible:
-  // accelerator indices of a node are contiguous, so ascending order visits
-  // each node in one run. Only a descent can break the order, checked above.
   for (const auto& [node, n] : count) {
     NodeShare share;
     share.node = node;
     share.accelerators = n;
     share.whole = n == t.domain(node).accelerator_count();
     layout.nodes.push_back(share);
-    layout.replicas_share_nodes |= replicas_on[node].size() > 1;
   }
   layout.whole_nodes = !layout.nodes.empty() &&
                        std::all_of(layout.nodes.begin(), layout.nodes.end(), [](const NodeShare& s) { return s.whole; });

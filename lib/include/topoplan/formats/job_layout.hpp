@@ -30,8 +30,6 @@ struct JobLayout {
   std::uint32_t per_node = 0;
   /// Every node is the job's whole.
   bool whole_nodes = false;
-  /// Some node holds accelerators of several replicas.
-  bool replicas_share_nodes = false;
   /// The accelerators' kind when they are all of one kind (gpu, lpu).
   DeviceKind kind = DeviceKind::gpu;
   bool mixed_kinds = false;
