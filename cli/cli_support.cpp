@@ -113,4 +113,6 @@ void write_output(const std::string& path, const std::string& content) {
     write_file_atomically(path, content);
 }
 
+void print_warnings(const std::vector<Diagnostic>& warnings) { write_diagnostics(std::cerr, "warning", warnings); }
+
 }  // namespace topoplan::cli

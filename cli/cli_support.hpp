@@ -4,10 +4,12 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "topoplan/model/topology.hpp"
+#include "topoplan/support/error.hpp"
 
 namespace topoplan::cli {
 
@@ -15,6 +17,10 @@ enum class Format { text, json };
 
 /// Adds `--format text|json` to a command.
 void add_format_option(CLI::App& command, Format& format);
+
+/// Warnings on standard error, `topoplan: warning: FILE:LINE:COL: message`
+/// (write_diagnostics in support/error.hpp, the one printer).
+void print_warnings(const std::vector<Diagnostic>& warnings);
 
 /// The contents of `path`; nullopt when it does not exist; throws InputError
 /// when it exists but cannot be read (a directory, no permission).

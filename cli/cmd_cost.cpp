@@ -10,6 +10,7 @@
 #include "topoplan/cost/cost_report.hpp"
 #include "topoplan/cost/rank_set.hpp"
 #include "topoplan/placement/plan_io.hpp"
+#include "topoplan/placement/plan_lookup.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan::cli {
@@ -51,24 +52,7 @@ Algorithm algorithm_argument(const std::string& text) {
 std::vector<DeviceId> job_ranks(const Topology& topology, const CostOptions& o) {
   if (o.job.empty()) throw InputError({"--plan", 0, 0}, "--plan needs --job NAME to say whose devices to price");
   Plan plan = parse_plan_yaml(read_input(o.plan), o.plan, topology);
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < plan.jobs.size(); ++i) {
-    if (plan.jobs[i].name != o.job) {
-      names.push_back(plan.jobs[i].name);
-      continue;
-    }
-    const JobPlacement& p = plan.placements[i];
-    if (!p.placed || p.replicas.empty())
-      throw InputError(plan.jobs[i].where, "job '" + o.job + "' is not placed in this plan");
-    long long replica = o.replica.value_or(0);
-    if (replica < 0 || static_cast<std::size_t>(replica) >= p.replicas.size())
-      throw InputError({"--replica", 0, 0}, "job '" + o.job + "' has replicas 0 to " +
-                                                std::to_string(p.replicas.size() - 1) + ", not " +
-                                                std::to_string(replica));
-    return p.replicas[static_cast<std::size_t>(replica)];
-  }
-  std::string hint = did_you_mean(o.job, names);
-  throw InputError({o.plan, 0, 0}, "no job '" + o.job + "' in the plan" + (hint.empty() ? "" : "; " + hint));
+  return replica_devices(plan, o.job, o.replica.value_or(0), o.plan);
 }
 
 int run_cost(const CostOptions& o) {

@@ -66,7 +66,7 @@ int run_export_plan(const ExportPlanCommandOptions& o) {
   options.plan_file = o.plan;
   options.topology_argument = o.topology;
   PlanExport result = format->run(topology, plan, options);
-  for (const Diagnostic& d : result.warnings) fmt::print(std::cerr, "topoplan: warning: {}\n", d.str());
+  print_warnings(result.warnings);
   write_output(o.output, result.text);
   return kSuccess;
 }

@@ -47,7 +47,7 @@ void add_plan_format(CLI::App& command, PlanFormat& format) {
       ->option_text("text|json|yaml");
 }
 
-void print_warning(const Diagnostic& d) { fmt::print(std::cerr, "topoplan: warning: {}\n", d.str()); }
+void print_warning(const Diagnostic& d) { write_diagnostic(std::cerr, "warning", d); }
 
 // JOBS in any format topoplan reads (native, Kubernetes, sbatch); what it
 // cannot honour is a warning on stderr. Jobs the scheduler itself would

@@ -64,12 +64,14 @@ int run_render(const RenderCommandOptions& o) {
 
   Rendering rendering = render(topology, options);
   for (const std::string& warning : rendering.warnings)
-    fmt::print(std::cerr, "topoplan: warning: graphviz: {}\n", warning);
+    write_diagnostic(std::cerr, "warning", {{}, "graphviz: " + warning});
   if (rendering.automatic && rendering.level_name != kDeviceLevelName)
-    fmt::print(std::cerr,
-               "topoplan: note: {} devices are too many to draw one by one; drawing level '{}' ({} node{}); "
-               "choose another with --level\n",
-               topology.device_count(), rendering.level_name, rendering.nodes, rendering.nodes == 1 ? "" : "s");
+    write_diagnostic(std::cerr, "note",
+                     {{},
+                      fmt::format("{} devices are too many to draw one by one; drawing level '{}' ({} node{}); "
+                                  "choose another with --level",
+                                  topology.device_count(), rendering.level_name, rendering.nodes,
+                                  rendering.nodes == 1 ? "" : "s")});
 
   if (to_stdout) {
     std::cout.write(rendering.data.data(), static_cast<std::streamsize>(rendering.data.size()));

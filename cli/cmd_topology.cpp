@@ -9,8 +9,7 @@
 #include "command.hpp"
 #include "topoplan/io/topology_catalog.hpp"
 #include "topoplan/model/topology_summary.hpp"
-#include "topoplan/model/topology_validation.hpp"
-#include "topoplan/support/json_writer.hpp"
+#include "topoplan/model/validation_report.hpp"
 
 namespace topoplan::cli {
 
@@ -42,50 +41,19 @@ int run_show(const TopologyOptions& o) {
 }
 
 int run_validate(const TopologyOptions& o) {
-  int status = kSuccess;
-  std::unique_ptr<JsonWriter> json;
-  if (o.format == Format::json) {
-    json = std::make_unique<JsonWriter>(std::cout);
-    json->begin_array();
-  }
+  std::vector<ValidationResult> results;
   for (const std::string& argument : o.topologies) {
-    std::vector<Diagnostic> problems;
-    bool loaded = true;
-    std::size_t accelerators = 0;
     try {
-      Topology topology = load_topology_argument(argument);
-      accelerators = topology.accelerators().size();
-      problems = validate_topology(topology);
+      results.push_back(validation_result(argument, load_topology_argument(argument)));
     } catch (const InputError& e) {
-      problems = e.diagnostics();
-      loaded = false;
+      results.push_back(load_failure(argument, e));
     }
-    if (!loaded)
-      status = kInputError;
-    else if (!problems.empty() && status == kSuccess)
-      status = kNegative;
-    if (json) {
-      json->begin_object().field("topology", argument).field("loaded", loaded).field("valid", problems.empty());
-      json->key("problems").begin_array();
-      for (const Diagnostic& d : problems) {
-        json->begin_object().field("file", d.where.file).field("line", d.where.line);
-        json->field("column", d.where.column).field("message", d.message).end_object();
-      }
-      json->end_array().end_object();
-      continue;
-    }
-    if (!loaded) {
-      for (const Diagnostic& d : problems) fmt::print(std::cerr, "topoplan: error: {}\n", d.str());
-      continue;
-    }
-    for (const Diagnostic& d : problems) fmt::print(std::cout, "{}\n", d.str());
-    if (problems.empty())
-      fmt::print(std::cout, "{}: valid ({} accelerators)\n", argument, accelerators);
-    else
-      fmt::print(std::cout, "{}: {} problem{}\n", argument, problems.size(), problems.size() == 1 ? "" : "s");
   }
-  if (json) json->end_array();
-  return status;
+  if (o.format == Format::json)
+    write_validation_json(std::cout, results);
+  else
+    write_validation_text(std::cout, std::cerr, results);
+  return validation_status(results);
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ TOPO is a built-in topology (see 'topoplan topology list'), optionally with
 parameters (NAME:key=value,...), or a topology file (see topoplan-topology(5)).
 Exit status: 0 success, 1 negative verdict, 2 usage or input error.)";
 
-void print_error(const std::string& message) { fmt::print(std::cerr, "topoplan: error: {}\n", message); }
+void print_error(const std::string& message) { topoplan::write_diagnostic(std::cerr, "error", {{}, message}); }
 
 // The innermost subcommand the user selected, for targeted suggestions.
 const CLI::App* deepest(const CLI::App& app) {
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
       if (sub->parsed()) return action();
     return kInputError;
   } catch (const topoplan::InputError& e) {
-    for (const topoplan::Diagnostic& d : e.diagnostics()) print_error(d.str());
+    topoplan::write_diagnostics(std::cerr, "error", e.diagnostics());
     return kInputError;
   } catch (const std::bad_alloc&) {
     print_error("out of memory");

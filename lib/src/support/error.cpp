@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include <fmt/format.h>
+#include <fmt/ostream.h>
 
 namespace topoplan {
 
@@ -12,6 +13,14 @@ std::string SourceLocation::str() const {
   if (line <= 0) return file;
   if (column <= 0) return fmt::format("{}:{}", file, line);
   return fmt::format("{}:{}:{}", file, line, column);
+}
+
+void write_diagnostic(std::ostream& out, std::string_view severity, const Diagnostic& diagnostic) {
+  fmt::print(out, "topoplan: {}: {}\n", severity, diagnostic.str());
+}
+
+void write_diagnostics(std::ostream& out, std::string_view severity, const std::vector<Diagnostic>& diagnostics) {
+  for (const Diagnostic& d : diagnostics) write_diagnostic(out, severity, d);
 }
 
 std::string Diagnostic::str() const {

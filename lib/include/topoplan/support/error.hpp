@@ -9,7 +9,9 @@
 #pragma once
 
 #include <exception>
+#include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace topoplan {
@@ -69,6 +71,11 @@ class DiagnosticSink {
   std::vector<Diagnostic> diagnostics_;
   std::size_t limit_ = 0;  // 0: no limit
 };
+
+/// How every diagnostic reaches a user, one line each:
+/// `topoplan: SEVERITY: FILE:LINE:COL: message` (severity "error" or "warning").
+void write_diagnostics(std::ostream& out, std::string_view severity, const std::vector<Diagnostic>& diagnostics);
+void write_diagnostic(std::ostream& out, std::string_view severity, const Diagnostic& diagnostic);
 
 /// "did you mean 'x'?" text for the candidate closest to `word`, or "" when no
 /// candidate is close enough to be a plausible typo.

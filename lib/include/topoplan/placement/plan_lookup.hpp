@@ -1,0 +1,19 @@
+// One job's devices in a plan, by name: what `cost --plan PLAN --job NAME`
+// prices and what a what-if names when it asks about one job.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "topoplan/placement/planner.hpp"
+
+namespace topoplan {
+
+/// The devices of replica `replica` of job `job`, in the plan's rank order.
+/// Throws InputError naming `plan_file` when the plan has no such job (with a
+/// suggestion), the job is not placed, or the replica does not exist.
+std::vector<DeviceId> replica_devices(const Plan& plan, const std::string& job, long long replica,
+                                      const std::string& plan_file);
+
+}  // namespace topoplan
