@@ -160,8 +160,12 @@ int run_check(const PlanCommandOptions& o) {
   options.pricer = &pricer;
   Plan plan = plan_jobs(topology, jobs, options);
   std::vector<Diagnostic> problems = manifest.rejections;
+  // The plan's problems: unplaced jobs and broken constraints
+  // (check_placement), and for placed jobs groups that leave the NVLink
+  // domain they would fit in (price_plan adds them, locality_check.hpp).
   for (std::size_t j = 0; j < plan.jobs.size(); ++j)
-    for (const std::string& problem : check_placement(topology, plan, j))
+    for (const std::string& problem :
+         plan.placements[j].placed ? plan.placements[j].problems : check_placement(topology, plan, j))
       problems.push_back({plan.jobs[j].where, fmt::format("job '{}': {}", plan.jobs[j].name, problem)});
   if (o.format == PlanFormat::json) {
     JsonWriter j(std::cout);

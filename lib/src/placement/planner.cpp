@@ -13,6 +13,7 @@
 
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/model/fabric.hpp"
+#include "topoplan/placement/locality_check.hpp"
 #include "topoplan/placement/topo_policy.hpp"
 
 namespace topoplan {
@@ -24,6 +25,12 @@ std::vector<double> PlanPricer::shared_step_seconds(const std::vector<const Job*
     if (jobs[i] && !ranks[i].empty()) out[i] = step_seconds(*jobs[i], ranks[i]);
   return out;
 }
+
+std::optional<StepCost> PlanPricer::step_breakdown(const Job&, std::span<const DeviceId>) const {
+  return std::nullopt;
+}
+
+const CostModel* PlanPricer::cost_model() const { return nullptr; }
 
 namespace {
 
@@ -593,7 +600,9 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
     std::vector<double> shared = pricer->shared_step_seconds(jobs, ranks);
     for (std::size_t i = 0; i < owners.size(); ++i) {
       JobPlacement& p = plan.placements[owners[i].first];
-      double alone = pricer->step_seconds(*jobs[i], ranks[i]);
+      const std::optional<StepCost> breakdown = pricer->step_breakdown(*jobs[i], ranks[i]);
+      double alone = breakdown ? breakdown->seconds() : pricer->step_seconds(*jobs[i], ranks[i]);
+      if (breakdown && (!p.breakdown || alone > p.breakdown->seconds())) p.breakdown = breakdown;
       p.step_seconds = std::max(p.step_seconds, alone);
       p.shared_step_seconds = std::max(p.shared_step_seconds, shared[i]);
     }
@@ -616,6 +625,7 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
     JobPlacement& p = plan.placements[j];
     p.problems.clear();
     if (p.placed) p.problems = check_placement(topology, plan, j);
+    if (p.placed && pricer) add_locality_problems(topology, plan, j, pricer->cost_model(), p.problems);
   }
 }
 
