@@ -736,6 +736,68 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   if (out.time_us - out.latency_us > out.latency_us) out.bottleneck = tiers.worst();
 }
 
+// Copies a result without its candidates (none are listed without them).
+void copy_result(const CollectiveCost& from, CollectiveCost& to) {
+  to.op = from.op;
+  to.bytes = from.bytes;
+  to.ranks = from.ranks;
+  to.islands = from.islands;
+  to.nodes = from.nodes;
+  to.generation = from.generation;
+  to.algorithm = from.algorithm;
+  to.protocol = from.protocol;
+  to.forced = from.forced;
+  to.reachable = from.reachable;
+  to.scale_up = from.scale_up;
+  to.time_us = from.time_us;
+  to.latency_us = from.latency_us;
+  to.outside_us = from.outside_us;
+  to.algbw_gbps = from.algbw_gbps;
+  to.busbw_gbps = from.busbw_gbps;
+  to.bottleneck = from.bottleneck;
+  to.tier_count = from.tier_count;
+  std::copy_n(from.tier_data.begin(), from.tier_count, to.tier_data.begin());
+  to.candidate_count = 0;
+}
+
+// price_layout without candidates, for the groups of a step, which are mostly
+// alike: a query whose layout has the figures of the last one (wherever its
+// ranks lie) and the same operation costs the same. Only where its tiers lie
+// is worked out again.
+void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query, bool ramp,
+                        CollectiveCost& out) {
+  auto& m = s.memo;
+  if (m.valid && m.op == query.op && m.bytes == query.bytes && m.algorithm == query.algorithm &&
+      m.allowed == query.allowed && same_figures(layout, m.layout)) {
+    copy_result(m.cost, out);
+    if (out.tier_count > 0) {
+      TierList tiers{out.tier_data};
+      Pricer(layout, m.graphs, ramp).tiers(out.algorithm, query.op, static_cast<double>(query.bytes), tiers);
+    }
+    return;
+  }
+  m.valid = false;
+  m.graphs = graphs_of(s, layout);
+  price_layout(layout, m.graphs, query, ramp, out, false);
+  m.layout = layout;
+  std::copy_n(layout.levels, layout.level_count, m.levels.begin());
+  m.layout.levels = m.levels.data();
+  m.op = query.op;
+  m.bytes = query.bytes;
+  m.algorithm = query.algorithm;
+  m.allowed = query.allowed;
+  copy_result(out, m.cost);
+  m.valid = true;
+}
+
+void price_query(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query, bool ramp,
+                 CollectiveCost& out, bool candidates) {
+  if (candidates)
+    price_layout(layout, graphs_of(s, layout), query, ramp, out, true);
+  else
+    price_layout_alike(s, layout, query, ramp, out);
+}
+
 }  // namespace
 
 bool is_outside(Tier tier) { return tier == Tier::nic || tier == Tier::island || tier == Tier::level; }
@@ -801,7 +863,7 @@ void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
     if (q.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
     const Layout& layout = analyse(s, fabric_, q.ranks, family_of(q.op), nullptr);
     if (s.weights.empty()) {
-      price_layout(layout, graphs_of(s, layout), q, options_.size_efficiency, cost, candidates);
+      price_query(s, layout, q, options_.size_efficiency, cost, candidates);
       result(i, cost);
       continue;
     }
@@ -843,7 +905,7 @@ void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
     }
     const CollectiveQuery& q = queries[s.pending[k]];
     const Layout& layout = analyse(s, fabric_, q.ranks, family_of(q.op), &s.totals);
-    price_layout(layout, graphs_of(s, layout), q, options_.size_efficiency, cost, candidates);
+    price_query(s, layout, q, options_.size_efficiency, cost, candidates);
     result(s.pending[k], cost);
     for (std::size_t m = first; m < next; ++m) s.totals[s.shares[m].domain] = 0;
   }

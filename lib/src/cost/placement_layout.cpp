@@ -437,6 +437,47 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
   return l;
 }
 
+namespace {
+bool placed_alike(std::uint32_t a, std::uint32_t b) { return (a == kNone) == (b == kNone); }
+
+bool same_level(const LevelLoad& a, const LevelLoad& b) {
+  return a.level == b.level && a.ring_cap == b.ring_cap && a.ring_crossings == b.ring_crossings &&
+         a.a2a_factor == b.a2a_factor && a.a2a_cap == b.a2a_cap && a.p2p_cap == b.p2p_cap &&
+         a.p2p_flows == b.p2p_flows && placed_alike(a.ring_where, b.ring_where) &&
+         placed_alike(a.a2a_where, b.a2a_where) && placed_alike(a.p2p_where, b.p2p_where);
+}
+}  // namespace
+
+// A field added to Layout or LevelLoad must be compared here (the sizes below
+// are a reminder; update them with the comparison).
+static_assert(sizeof(LevelLoad) == 80 && sizeof(Layout) == 288, "compare the new field in same_figures");
+
+bool same_figures(const Layout& a, const Layout& b) {
+  if (!(a.n == b.n && a.groups == b.groups && a.nodes == b.nodes && a.single_node == b.single_node &&
+        a.generation == b.generation && a.arch == b.arch && a.lpu == b.lpu && a.all_scale_up == b.all_scale_up &&
+        a.all_switched == b.all_switched && a.ll128 == b.ll128 && a.amd_host == b.amd_host &&
+        a.arm_host == b.arm_host && a.max_group == b.max_group && a.min_group == b.min_group &&
+        a.local_bw == b.local_bw && a.local_pcie == b.local_pcie && a.switch_bw == b.switch_bw &&
+        a.nic_bw == b.nic_bw && a.socket_bw == b.socket_bw && a.island_bw == b.island_bw &&
+        a.island_level == b.island_level && a.nics_min == b.nics_min && a.nic_mean_min == b.nic_mean_min &&
+        a.a2a_local_factor == b.a2a_local_factor && a.a2a_local_bw == b.a2a_local_bw &&
+        a.a2a_fwd_factor == b.a2a_fwd_factor && a.a2a_fwd_bw == b.a2a_fwd_bw &&
+        a.a2a_nic_factor == b.a2a_nic_factor && a.a2a_nic_bw == b.a2a_nic_bw &&
+        a.a2a_island_factor == b.a2a_island_factor && a.a2a_island_bw == b.a2a_island_bw &&
+        a.pair_bw == b.pair_bw && a.pair_tier == b.pair_tier && a.level_count == b.level_count &&
+        a.route_latency == b.route_latency && a.lpu_step_us == b.lpu_step_us && a.lpu_chain_us == b.lpu_chain_us))
+    return false;
+  if (!(placed_alike(a.local_where, b.local_where) && placed_alike(a.switch_where, b.switch_where) &&
+        placed_alike(a.nic_where, b.nic_where) && placed_alike(a.socket_where, b.socket_where) &&
+        placed_alike(a.island_where, b.island_where) && placed_alike(a.a2a_local_where, b.a2a_local_where) &&
+        placed_alike(a.a2a_fwd_where, b.a2a_fwd_where) && placed_alike(a.a2a_nic_where, b.a2a_nic_where) &&
+        placed_alike(a.a2a_island_where, b.a2a_island_where) && placed_alike(a.pair_where, b.pair_where)))
+    return false;
+  for (std::uint32_t i = 0; i < a.level_count; ++i)
+    if (!same_level(a.levels[i], b.levels[i])) return false;
+  return true;
+}
+
 const GraphEntry& graphs_of(CostModel::Scratch& s, const Layout& l) {
   const bool inter = l.groups > 1;
   // A group of one GPU puts no GPU-side limit on a ring's channels.

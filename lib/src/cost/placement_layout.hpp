@@ -207,7 +207,25 @@ struct CostModel::Scratch {
   Layout layout;
   std::array<LevelLoad, kMaxLevels> level_store;
   std::array<GraphEntry, 16> graphs{};  // direct-mapped by a hash of the inputs
+  // The last query priced without candidates and its result (the groups of
+  // one kind of a step are mostly alike): its layout figures and levels.
+  struct PricedMemo {
+    bool valid = false;
+    Layout layout;
+    std::array<LevelLoad, kMaxLevels> levels;
+    GraphEntry graphs;
+    Collective op = Collective::allreduce;
+    std::uint64_t bytes = 0;
+    Algorithm algorithm = Algorithm::automatic;
+    AlgorithmSet allowed = 0;
+    CollectiveCost cost;
+  };
+  PricedMemo memo;
 };
+
+/// Whether two layouts price alike: every figure and level equal, wherever
+/// they lie (the *_where fields may differ).
+bool same_figures(const Layout& a, const Layout& b);
 
 /// NCCL's ring and NVLS graphs and NVLS channels for `layout`, from the memo.
 const GraphEntry& graphs_of(CostModel::Scratch& scratch, const Layout& layout);
