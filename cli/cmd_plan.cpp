@@ -8,6 +8,7 @@
 
 #include "cli_support.hpp"
 #include "command.hpp"
+#include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/comparison.hpp"
 #include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
@@ -160,12 +161,12 @@ int run_check(const PlanCommandOptions& o) {
   options.pricer = &pricer;
   Plan plan = plan_jobs(topology, jobs, options);
   std::vector<Diagnostic> problems = manifest.rejections;
-  // The plan's problems: unplaced jobs and broken constraints
-  // (check_placement), and for placed jobs groups that leave the NVLink
-  // domain they would fit in (price_plan adds them, locality_check.hpp).
+  // The plan's problems: unplaced jobs and broken constraints (check_plan),
+  // and for placed jobs groups that leave the NVLink domain they would fit
+  // in (price_plan adds them to the placed jobs' problems, locality_check.hpp).
+  const std::vector<std::vector<std::string>> checked = check_plan(topology, plan);
   for (std::size_t j = 0; j < plan.jobs.size(); ++j)
-    for (const std::string& problem :
-         plan.placements[j].placed ? plan.placements[j].problems : check_placement(topology, plan, j))
+    for (const std::string& problem : plan.placements[j].placed ? plan.placements[j].problems : checked[j])
       problems.push_back({plan.jobs[j].where, fmt::format("job '{}': {}", plan.jobs[j].name, problem)});
   if (o.format == PlanFormat::json) {
     JsonWriter j(std::cout);

@@ -144,34 +144,41 @@ HostlistExpansion expand_hostlist(std::string_view list, std::size_t limit) {
 // merge at position k of names already equal to the right of k expands to
 // exactly the names it replaces, in their order: "r0004-n[00-17]/gpu[0-3]".
 std::string compress_hostlist(const std::vector<std::string>& names) {
+  // Tokens are views into `names`, which outlive this call: no copies.
   struct Token {
-    std::string text;                  // literal text, or empty for a number
-    std::vector<std::string> numbers;  // the number's values (digits), in order
+    std::string_view text;                  // literal text, or empty for a number
+    std::vector<std::string_view> numbers;  // the number's values (digits), in order
   };
   using Name = std::vector<Token>;
   std::vector<Name> items;
   items.reserve(names.size());
   std::size_t max_numbers = 0;
-  for (const std::string& name : names) {
+  for (const std::string& full : names) {
+    const std::string_view name = full;
     Name tokens;
     std::size_t numbers = 0;
+    // Names that already hold list syntax stay as they are.
+    if (name.find_first_of("[],") != std::string_view::npos) {
+      tokens.push_back({name, {}});
+      items.push_back(std::move(tokens));
+      continue;
+    }
     for (std::size_t i = 0; i < name.size();) {
       std::size_t j = i;
       bool digit = name[i] >= '0' && name[i] <= '9';
       while (j < name.size() && (name[j] >= '0' && name[j] <= '9') == digit) ++j;
       std::uint64_t value = 0;
-      if (digit && parse_number(std::string_view(name).substr(i, j - i), value)) {
-        tokens.push_back({"", {name.substr(i, j - i)}});
+      if (digit && parse_number(name.substr(i, j - i), value)) {
+        tokens.push_back({{}, {name.substr(i, j - i)}});
         ++numbers;
       } else if (!tokens.empty() && !tokens.back().text.empty()) {
-        tokens.back().text += name.substr(i, j - i);
+        // Adjacent in the same name: extend the view.
+        tokens.back().text = std::string_view(tokens.back().text.data(), tokens.back().text.size() + (j - i));
       } else {
         tokens.push_back({name.substr(i, j - i), {}});
       }
       i = j;
     }
-    // Names that already hold list syntax stay as they are.
-    if (name.find_first_of("[],") != std::string::npos) tokens = {{name, {}}};
     max_numbers = std::max(max_numbers, numbers);
     items.push_back(std::move(tokens));
   }
@@ -191,7 +198,7 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
       for (; k < item.size(); ++k)
         if (item[k].text.empty() && seen++ == n) break;
       if (!merged.empty() && k < item.size() && mergeable(merged.back(), item, k)) {
-        for (std::string& v : item[k].numbers) merged.back()[k].numbers.push_back(std::move(v));
+        for (std::string_view v : item[k].numbers) merged.back()[k].numbers.push_back(v);
       } else {
         merged.push_back(std::move(item));
       }
@@ -213,7 +220,7 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
         out += token.text;
         continue;
       }
-      const std::vector<std::string>& v = token.numbers;
+      const std::vector<std::string_view>& v = token.numbers;
       if (v.size() == 1) {
         out += v[0];
         continue;
@@ -228,7 +235,10 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
           ++j;
         if (i) out += ',';
         out += v[i];
-        if (j > i) out += '-' + v[j];
+        if (j > i) {
+          out += '-';
+          out += v[j];
+        }
         i = j + 1;
       }
       out += ']';
