@@ -455,6 +455,8 @@ void PlanReader::entry(const yaml::Node& node, Plan& plan) {
     keys.push_back("nodes");
     outer.allow(keys);
     job = reader.read(spec, {}, true, node["name"]);
+    // The job is where its entry is.
+    if (job) job->where = yaml::where(file_, node);
   } else {
     job = reader.read(node, kPlanEntryKeys, true);
   }
@@ -489,7 +491,9 @@ void PlanReader::entry(const yaml::Node& node, Plan& plan) {
   }
   p.placed = placed && !p.replicas.empty();
   if (!p.placed) p.replicas.clear();
-  if (!p.placed) p.reason = node["reason"].IsScalar() ? node["reason"].Scalar() : "not placed in this plan";
+  // A const node's missing key is invalid: IsScalar() on it would throw.
+  const yaml::Node reason = node["reason"];
+  if (!p.placed) p.reason = reason.IsDefined() && reason.IsScalar() ? reason.Scalar() : "not placed in this plan";
   // Sizes follow the devices where the entry does not give them.
   if (p.placed) {
     job->replicas = static_cast<std::uint32_t>(p.replicas.size());

@@ -2,6 +2,7 @@
 // links), what it leaves free per level, and which constraints it breaks.
 #include <algorithm>
 
+#include "price_cache.hpp"
 #include "topoplan/placement/locality_check.hpp"
 #include "topoplan/placement/occupancy.hpp"
 #include "topoplan/placement/placement_check.hpp"
@@ -54,14 +55,21 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
   }
   if (pricer) {
     std::vector<double> shared = pricer->shared_step_seconds(jobs, ranks);
+    // Alone, equal shapes cost the same: price each shape once.
+    PriceCache alone_prices(topology, *pricer);
+    // The breakdown shown is the dearest replica's, priced once per job.
+    std::vector<std::size_t> dearest(plan.placements.size(), owners.size());
     for (std::size_t i = 0; i < owners.size(); ++i) {
       JobPlacement& p = plan.placements[owners[i].first];
-      const std::optional<StepCost> breakdown = pricer->step_breakdown(*jobs[i], ranks[i]);
-      double alone = breakdown ? breakdown->seconds() : pricer->step_seconds(*jobs[i], ranks[i]);
-      if (breakdown && (!p.breakdown || alone > p.breakdown->seconds())) p.breakdown = breakdown;
+      double alone = alone_prices.step_seconds(*jobs[i], ranks[i]);
+      std::size_t& d = dearest[owners[i].first];
+      if (d == owners.size() || alone > p.step_seconds) d = i;
       p.step_seconds = std::max(p.step_seconds, alone);
       p.shared_step_seconds = std::max(p.shared_step_seconds, shared[i]);
     }
+    for (std::size_t j = 0; j < plan.placements.size(); ++j)
+      if (dearest[j] < owners.size())
+        plan.placements[j].breakdown = pricer->step_breakdown(*jobs[dearest[j]], ranks[dearest[j]]);
     for (const JobPlacement& p : plan.placements)
       if (p.placed && p.shared_step_seconds > 0) s.step_seconds_total += p.shared_step_seconds;
   }
