@@ -74,6 +74,28 @@ TEST_CASE("NVLS on a 72-GPU domain: the channels, not the links, bind") {
   CHECK(c.time_us == Approx(25 + us(s * 73 / 72, 24 * 20.0) / eta(s, unit)).epsilon(1e-9));
 }
 
+TEST_CASE("NVLSTree over two NVL72 racks: the switch side at one rack's channels, never faster than one rack") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  CostModel model(t);
+  const std::uint64_t s = std::uint64_t{1} << 30;
+  CollectiveCost one = model.collective({first(t, 72), Collective::allreduce, s});
+  CollectiveCost two = model.collective({first(t, 144), Collective::allreduce, s});
+  REQUIRE(two.algorithm == Algorithm::nvlstree);
+  // NCCL runs 32 NVLS channels across two domains with 400G NICs (24 on one),
+  // but the switch side still moves 24 x 20 GB/s: the tree's sends and
+  // receives take the extra channels.
+  bool found = false;
+  for (const TierCost& tier : two.tiers())
+    if (tier.tier == Tier::scale_up) {
+      found = true;
+      CHECK(tier.bandwidth == Approx(24 * 20.0));
+    }
+  CHECK(found);
+  // Both racks reduce the whole buffer inside and then cross: slower.
+  CHECK(two.time_us > one.time_us);
+  CHECK(two.outside_us > 0);
+}
+
 TEST_CASE("allgather and broadcast rings move (n-1)/n and all of the buffer") {
   Topology t = parse(kBoxes);
   CostModel model(t);

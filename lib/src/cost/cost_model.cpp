@@ -598,9 +598,13 @@ class Pricer {
     return std::min(l_.island_bw, std::min<double>(nvls_.heads, l_.nics_min) * l_.nic_mean_min);
   }
   // The NVLS tier: the switch links at nvlsEfficiency, at most what NCCL's
-  // NVLS channels (CTAs) move.
+  // NVLS channels (CTAs) move. Across domains NCCL gives NVLS more channels
+  // (32 against 24 on one Blackwell domain), but NVLSTree's channels also run
+  // the network tree's sends and receives: the switch side moves no more
+  // than one domain's channels do, so spanning more domains never speeds it.
   double nvls_bw() const {
-    return std::min(l_.switch_bw * nvls_efficiency(), nvls_channels_ * nccl::kNvlsChannelBw);
+    const int one_domain = nccl::nvls_channels(l_.arch, 1, 0, 0);
+    return std::min(l_.switch_bw * nvls_efficiency(), std::min(nvls_channels_, one_domain) * nccl::kNvlsChannelBw);
   }
 
  private:
