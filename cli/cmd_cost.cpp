@@ -9,6 +9,7 @@
 #include "topoplan/cost/cost_model.hpp"
 #include "topoplan/cost/cost_report.hpp"
 #include "topoplan/cost/rank_set.hpp"
+#include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/placement/plan_io.hpp"
 #include "topoplan/placement/plan_lookup.hpp"
 #include "topoplan/support/error.hpp"
@@ -39,33 +40,72 @@ Collective collective_argument(const std::string& text) {
                        " (allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv)");
 }
 
-Algorithm algorithm_argument(const std::string& text) {
-  if (auto a = parse_algorithm(text)) return *a;
-  std::string hint = did_you_mean(text, algorithm_names());
+// One algorithm, or a set in NCCL_ALGO's syntax (ring,tree or ^nvls,nvlstree)
+// that auto chooses from.
+void algorithm_argument(const std::string& text, CollectiveQuery& query) {
+  if (auto a = parse_algorithm(text)) {
+    query.algorithm = *a;
+    return;
+  }
+  if (auto set = parse_algorithm_set(text)) {
+    query.allowed = *set;
+    return;
+  }
+  std::string name = text;
+  if (!name.empty() && name.front() == '^') name.erase(0, 1);
+  name = name.substr(0, name.find(','));
+  std::string hint = did_you_mean(name, algorithm_names());
   throw InputError({"--algorithm", 0, 0},
                    "unknown algorithm '" + text + "'" + (hint.empty() ? "" : "; " + hint) +
-                       " (auto, ring, tree, nvls, nvlstree, hierarchical, p2p)");
+                       " (auto, ring, tree, nvls, nvlstree, hierarchical, p2p, or a list as NCCL_ALGO takes "
+                       "it: ring,tree or ^nvls,nvlstree)");
 }
+
+// A job of a plan and the devices of one of its replicas.
+struct PlanJob {
+  Job job;
+  std::vector<DeviceId> ranks;
+};
 
 // The devices of one replica of a job in a plan (written by `plan -o` or by
 // hand), in the plan's rank order.
-std::vector<DeviceId> job_ranks(const Topology& topology, const CostOptions& o) {
+PlanJob job_ranks(const Topology& topology, const CostOptions& o) {
   if (o.job.empty()) throw InputError({"--plan", 0, 0}, "--plan needs --job NAME to say whose devices to price");
   Plan plan = parse_plan_yaml(read_input(o.plan), o.plan, topology);
-  return replica_devices(plan, o.job, o.replica.value_or(0), o.plan);
+  PlanReplica r = plan_replica(plan, o.job, o.replica.value_or(0), o.plan);
+  return {std::move(r.job), std::move(r.devices)};
 }
 
 int run_cost(const CostOptions& o) {
-  const Collective op = collective_argument(o.collective);
-  const Algorithm algorithm = algorithm_argument(o.algorithm);
+  if (o.collective.empty() && o.plan.empty())
+    throw InputError({"--collective", 0, 0}, "give --collective OP, or --plan PLAN --job NAME for a job's step");
+  // A job's step by parallelism: --plan and --job without --collective.
+  if (o.collective.empty()) {
+    if (!o.size.empty() || !o.sweep.empty() || o.algorithm != "auto")
+      throw InputError({"--collective", 0, 0},
+                       "--size, --sweep and --algorithm price one collective: give --collective OP");
+    Topology topology = load_topology_argument(o.topology);
+    PlanJob pj = job_ranks(topology, o);
+    CostModel model(topology);
+    const Parallelism parallelism = JobPricer::parallelism_of(pj.job, pj.ranks.size());
+    const StepCost step = model.step(pj.ranks, parallelism, JobPricer::workload_of(pj.job));
+    if (o.format == Format::json)
+      write_step_json(std::cout, topology, pj.job.name, parallelism, step);
+    else
+      write_step_text(std::cout, topology, pj.job.name, parallelism, step);
+    return kSuccess;
+  }
+
+  CollectiveQuery query;
+  query.op = collective_argument(o.collective);
+  algorithm_argument(o.algorithm, query);
   if (o.size.empty() == o.sweep.empty())
     throw InputError({"--size", 0, 0}, "give either --size SIZE or --sweep FROM:TO");
   std::optional<SizeRange> range;
-  std::uint64_t bytes = 0;
   if (!o.sweep.empty())
     range = parse_size_range(o.sweep, "--sweep");
   else
-    bytes = parse_byte_size(o.size, "--size");
+    query.bytes = parse_byte_size(o.size, "--size");
   if (o.first && *o.first < 1) throw InputError({"--first", 0, 0}, "must be at least 1");
 
   Topology topology = load_topology_argument(o.topology);
@@ -73,7 +113,7 @@ int run_cost(const CostOptions& o) {
   // sees the vector.
   std::vector<DeviceId> ranks;
   if (!o.plan.empty()) {
-    ranks = job_ranks(topology, o);
+    ranks = job_ranks(topology, o).ranks;
   } else {
     RankSelection selection;
     selection.devices = o.devices;
@@ -82,7 +122,7 @@ int run_cost(const CostOptions& o) {
   }
 
   CostModel model(topology);
-  CollectiveQuery query{ranks, op, bytes, algorithm};
+  query.ranks = ranks;
   if (range) {
     std::vector<CollectiveCost> sweep = model.sweep(query, range->from, range->to);
     if (o.format == Format::json)
@@ -105,8 +145,8 @@ Action setup_cost(CLI::App& command) {
   auto o = std::make_shared<CostOptions>();
   command.add_option("TOPO", o->topology, "built-in name (with :key=value parameters) or topology file")->required();
   command.add_option("--collective,-c", o->collective,
-                     "allreduce, allgather, reducescatter, alltoall, broadcast, reduce or sendrecv")
-      ->required();
+                     "allreduce, allgather, reducescatter, alltoall, broadcast, reduce or sendrecv "
+                     "(without it, --plan and --job print the job's step by parallelism)");
   command.add_option("--size,-s", o->size,
                      "message size in nccl-tests' convention: 1048576, 8G, 256MiB, 1GB (K/M/G binary, KB/MB/GB decimal)");
   command.add_option("--sweep", o->sweep, "sizes FROM:TO in powers of two, as nccl-tests -b FROM -e TO -f 2");
@@ -120,19 +160,24 @@ Action setup_cost(CLI::App& command) {
   plan->excludes(first);
   command.get_option("--devices")->excludes(plan)->excludes(first);
   command.add_option("--algorithm,-a", o->algorithm,
-                     "auto (fastest the hardware supports), ring, tree, nvls, nvlstree, hierarchical or p2p");
+                     "auto (NCCL's choice), ring, tree, nvls, nvlstree, hierarchical, p2p, or what auto may "
+                     "choose from in NCCL_ALGO's syntax: ring,tree or ^nvls,nvlstree");
   add_format_option(command, o->format);
   command.footer(
-      "Prints the time, algbw and busbw (nccl-tests definitions), the algorithm and protocol,\n"
-      "the bottleneck and the traffic per tier. Without --devices, --first or --plan, all\n"
-      "accelerators.\n"
+      "Prints the time, algbw and busbw (nccl-tests definitions), the algorithm and protocol\n"
+      "NCCL would choose, the bottleneck, the traffic per tier and how much of the time is\n"
+      "spent outside the scale-up islands (NVLink domains). Without --devices, --first or\n"
+      "--plan, all accelerators. With --plan and --job but no --collective: the job's\n"
+      "communication per step by parallelism (TP, PP, DP, EP), with where each runs.\n"
       "The model is described in topoplan-cost(7).\n\n"
       "Examples:\n"
       "  topoplan cost gb200-nvl72 --collective allreduce --size 1G --first 72\n"
       "  topoplan cost dgx-h100:nodes=2 -c alltoall -s 256MiB --devices 'h100-0000[0-1]'\n"
       "  topoplan cost dgx-h100:nodes=1 -c allreduce --sweep 1K:16G --format json\n"
+      "  topoplan cost gb200-nvl72:racks=20 -c allreduce -s 1G -n 1440 --algorithm ^nvls,nvlstree\n"
       "  topoplan plan gb200-nvl72:racks=8 samples/jobs-nvl72.yaml -o plan.yaml\n"
-      "  topoplan cost gb200-nvl72:racks=8 -c allreduce -s 1G --plan plan.yaml --job pretrain-405b");
+      "  topoplan cost gb200-nvl72:racks=8 -c allreduce -s 1G --plan plan.yaml --job pretrain-405b\n"
+      "  topoplan cost gb200-nvl72:racks=8 --plan plan.yaml --job pretrain-405b");
   return [o]() { return run_cost(*o); };
 }
 

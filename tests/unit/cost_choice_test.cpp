@@ -71,19 +71,45 @@ TEST_CASE("across nodes, large all-reduces take NVLSTree and small ones a tree o
   for (const Candidate& cand : large.candidates()) CHECK(cand.algorithm != Algorithm::nvls);
 }
 
-TEST_CASE("auto is the fastest candidate and a request restricts the candidates") {
+TEST_CASE("auto is NCCL's choice by its own estimate and a request restricts the candidates") {
   Topology t = preset("dgx-h100:nodes=2");
   CostModel model(t);
   auto ranks = first(t, 16);
   for (std::uint64_t size : {std::uint64_t{1} << 10, std::uint64_t{1} << 20, std::uint64_t{1} << 30}) {
     CollectiveCost c = model.collective({ranks, Collective::allreduce, size});
-    for (const Candidate& cand : c.candidates()) CHECK(c.time_us <= cand.time_us);
+    const Candidate* chosen = nullptr;
+    for (const Candidate& cand : c.candidates()) {
+      CHECK(cand.tuner_us > 0);
+      if (cand.algorithm == c.algorithm && cand.protocol == c.protocol) chosen = &cand;
+    }
+    REQUIRE(chosen);
+    CHECK(chosen->time_us == Approx(c.time_us));
+    for (const Candidate& cand : c.candidates()) CHECK(chosen->tuner_us <= cand.tuner_us);
     CollectiveCost ring = model.collective({ranks, Collective::allreduce, size, Algorithm::ring});
     CHECK(ring.forced);
     CHECK(ring.algorithm == Algorithm::ring);
-    CHECK(ring.time_us >= c.time_us);
     for (const Candidate& cand : ring.candidates()) CHECK(cand.algorithm == Algorithm::ring);
   }
+}
+
+TEST_CASE("an allowed set restricts auto as NCCL_ALGO does") {
+  Topology t = preset("dgx-h100:nodes=2");
+  CostModel model(t);
+  auto ranks = first(t, 16);
+  CollectiveQuery q{ranks, Collective::allreduce, std::uint64_t{1} << 30};
+  CHECK(model.collective(q).algorithm == Algorithm::nvlstree);
+  q.allowed = *parse_algorithm_set("^nvls,nvlstree");
+  const CollectiveCost c = model.collective(q);
+  CHECK((c.algorithm == Algorithm::ring || c.algorithm == Algorithm::tree));
+  CHECK_FALSE(c.forced);
+  for (const Candidate& cand : c.candidates()) CHECK(cand.algorithm != Algorithm::nvlstree);
+  q.allowed = *parse_algorithm_set("p2p");
+  CHECK_THROWS_WITH(model.collective(q), Catch::Contains("none of the allowed algorithms"));
+  CHECK(parse_algorithm_set("auto") == kAllAlgorithms);
+  CHECK(parse_algorithm_set("ring+tree") == (algorithm_bit(Algorithm::ring) | algorithm_bit(Algorithm::tree)));
+  CHECK_FALSE(parse_algorithm_set("ring,rung"));
+  CHECK_FALSE(parse_algorithm_set("^"));
+  CHECK_FALSE(parse_algorithm_set("auto,ring"));
 }
 
 TEST_CASE("requests the hardware cannot run are input errors that say why") {

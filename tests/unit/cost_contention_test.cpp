@@ -31,6 +31,33 @@ TEST_CASE("two rings through the same leaf uplinks each get half of them") {
   CHECK(shared[1].time_us == Approx(shared[0].time_us));
 }
 
+TEST_CASE("sharing is in proportion to what each pushes through the shared uplinks") {
+  Topology t = parse(kLeaves);
+  CostModel model(t);
+  auto a = named(t, "l0-n0,l1-n0");
+  auto b = named(t, "l0-n1,l1-n1");
+  // The same rings, 1 GiB and 4 GiB, through l0's 200 GB/s of uplinks. Under
+  // processor sharing the small ring runs at half the uplinks all its life
+  // (2 x its bytes go through before it ends); the large one gets half while
+  // the small runs and all of it after: 1 + 4 GiB go through before it ends.
+  CollectiveQuery small{a, Collective::allreduce, kGiB, Algorithm::ring};
+  CollectiveQuery large{b, Collective::allreduce, 4 * kGiB, Algorithm::ring};
+  std::vector<CollectiveQuery> both = {small, large};
+  std::vector<CollectiveCost> shared = model.concurrent(both);
+  auto uplinks = [](const CollectiveCost& c) {
+    for (const TierCost& tier : c.tiers())
+      if (tier.tier == Tier::level) return tier.bandwidth;
+    return 0.0;
+  };
+  CHECK(uplinks(model.collective(small)) == Approx(200));
+  CHECK(uplinks(shared[0]) == Approx(200.0 / 2));
+  CHECK(uplinks(shared[1]) == Approx(200.0 * 4 / 5));
+  // The equal-sized pair of the first test is the equal split again.
+  CollectiveQuery large_a{a, Collective::allreduce, 4 * kGiB, Algorithm::ring};
+  std::vector<CollectiveQuery> equal = {large_a, large};
+  CHECK(uplinks(model.concurrent(equal)[1]) == Approx(100));
+}
+
 TEST_CASE("jobs in different leaves or inside one node do not contend") {
   Topology t = parse(kLeaves);
   CostModel model(t);

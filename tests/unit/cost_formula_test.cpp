@@ -7,9 +7,11 @@
 #include <catch2/catch.hpp>
 
 #include "cost_test_topologies.hpp"
+#include "test_presets.hpp"
 
 using namespace topoplan;
 using namespace cost_test;
+using topoplan::test::preset;
 
 namespace {
 
@@ -48,12 +50,50 @@ TEST_CASE("NVLS allreduce: (n+1)/n of the data through the switch at NCCL's nvls
   CollectiveCost c = model.collective({ranks, Collective::allreduce, std::uint64_t{1} << 30, Algorithm::nvls});
   const double s = kGiB;
   // Each GPU serves its slices to the switch's reductions (S) and takes its
-  // reduced slice back (S/n); the multicast of the result is the mirror image.
-  const double expected = 25 + us(s * 9 / 8, kNvl * 0.85) / eta(s, kSimpleBuffer);
+  // reduced slice back (S/n); the multicast of the result is the mirror
+  // image. The 16 NVLS channels of a Hopper GPU would move 16 x 20 = 320
+  // GB/s, more than 0.85 x 370.8 = 315: the links bind. The ramp's unit is a
+  // chunk on every channel of every head: 16 x 8 x 128 KiB = 16 MiB at 1 GiB.
+  const double unit = 16.0 * 8 * 128 * 1024;
+  const double expected = 25 + us(s * 9 / 8, kNvl * 0.85) / eta(s, unit);
   CHECK(c.time_us == Approx(expected).epsilon(1e-9));
   CHECK(c.latency_us == Approx(25));
   // busbw of NVLS is what a ring would need: 2(n-1)/(n+1) x 0.85 of the links.
-  CHECK(c.busbw_gbps == Approx(2.0 * 7 / 9 * kNvl * 0.85 * eta(s, kSimpleBuffer)).epsilon(0.01));
+  CHECK(c.busbw_gbps == Approx(2.0 * 7 / 9 * kNvl * 0.85 * eta(s, unit)).epsilon(0.01));
+}
+
+TEST_CASE("NVLS on a 72-GPU domain: the channels, not the links, bind") {
+  Topology t = preset("gb200-nvl72");
+  CostModel model(t);
+  CollectiveCost c = model.collective({first(t, 72), Collective::allreduce, std::uint64_t{8} << 30});
+  const double s = 8.0 * kGiB;
+  // 24 NVLS channels x 20 GB/s = 480 < 0.74 x 721.8 = 534. 32 heads (NCCL's
+  // NVLS arity) x 24 channels x 128 KiB chunks: a 96 MiB pipeline unit.
+  CHECK(c.algorithm == Algorithm::nvls);
+  const double unit = 32.0 * 24 * 128 * 1024;
+  CHECK(c.time_us == Approx(25 + us(s * 73 / 72, 24 * 20.0) / eta(s, unit)).epsilon(1e-9));
+}
+
+TEST_CASE("NVLSTree over two NVL72 racks: the switch side at one rack's channels, never faster than one rack") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  CostModel model(t);
+  const std::uint64_t s = std::uint64_t{1} << 30;
+  CollectiveCost one = model.collective({first(t, 72), Collective::allreduce, s});
+  CollectiveCost two = model.collective({first(t, 144), Collective::allreduce, s});
+  REQUIRE(two.algorithm == Algorithm::nvlstree);
+  // NCCL runs 32 NVLS channels across two domains with 400G NICs (24 on one),
+  // but the switch side still moves 24 x 20 GB/s: the tree's sends and
+  // receives take the extra channels.
+  bool found = false;
+  for (const TierCost& tier : two.tiers())
+    if (tier.tier == Tier::scale_up) {
+      found = true;
+      CHECK(tier.bandwidth == Approx(24 * 20.0));
+    }
+  CHECK(found);
+  // Both racks reduce the whole buffer inside and then cross: slower.
+  CHECK(two.time_us > one.time_us);
+  CHECK(two.outside_us > 0);
 }
 
 TEST_CASE("allgather and broadcast rings move (n-1)/n and all of the buffer") {
@@ -72,19 +112,50 @@ TEST_CASE("allgather and broadcast rings move (n-1)/n and all of the buffer") {
   CHECK(bc.busbw_gbps == Approx(bc.algbw_gbps));
 }
 
-TEST_CASE("tree allreduce: NCCL's Simple tree with its per-channel cap and size correction") {
+TEST_CASE("tree allreduce in one box: a chain up and down, and the pipeline's fill") {
   Topology t = parse(kBoxes);
   CostModel model(t);
   auto ranks = first(t, 8);
   CollectiveCost c = model.collective({ranks, Collective::allreduce, std::uint64_t{1} << 30, Algorithm::tree});
   const double s = kGiB;
-  // busBw = min(0.92 x 370.8, channels x 38.7); 14 channels (7 of at most 60
-  // GB/s, doubled) leave the 0.92 term; algBw = busBw / 2 x 0.9 (correction
-  // at log2(1 GiB / 64) = 24, the table's last entry).
-  const double alg = 0.92 * kNvl / 2 * 0.9;
+  // The chain carries S up and S down through each GPU's 370.8 GB/s; NCCL's
+  // per-channel tree caps apply from four nodes on only. NCCL's ring search
+  // finds 6 channels of 60 GB/s and doubles them: 12 channels. The first
+  // 512 KiB chunk (a Simple buffer step) of every channel crosses the 14 hops
+  // of the chain up and down before the last leaves.
+  const double alg = kNvl / 2;
+  const double chunks = 12 * 512.0 * 1024;
+  const double fill = 14 * us(chunks, kNvl) - us(chunks, alg);
   const double latency = 8.4 + 2 * (7 * 4.0);
   CHECK(c.protocol == Protocol::simple);
-  CHECK(c.time_us == Approx(latency + us(s, alg) / eta(s, kSimpleBuffer)).epsilon(1e-9));
+  CHECK(c.latency_us == Approx(latency));
+  CHECK(c.time_us == Approx(latency + us(s, alg) / eta(s, kSimpleBuffer) + fill).epsilon(1e-9));
+}
+
+TEST_CASE("tree across three or four groups: the double binary tree's traffic and NCCL's caps") {
+  // The busiest box of NCCL's double binary tree sends 1.5 S (three boxes)
+  // or 2 S (four) through its eight NICs of 48 GB/s. From four boxes on
+  // NCCL's per-channel Simple tree cap (Hopper, N4: 36 GB/s) binds as well:
+  // 8 channels x 36 = 288 GB/s of busBw, below the NICs' 384.
+  Topology three = parse(kBoxes, {{"nodes", "3"}});
+  CostModel m3(three);
+  CollectiveCost c3 = m3.collective({first(three, 24), Collective::allreduce, std::uint64_t{16} << 30,
+                                      Algorithm::tree});
+  const double s = 16.0 * kGiB;
+  REQUIRE(c3.tiers().size() == 2);
+  CHECK(c3.tiers()[1].tier == Tier::island);
+  CHECK(c3.tiers()[1].bytes == Approx(1.5 * s));
+  CHECK(c3.tiers()[1].bandwidth == Approx(8 * kNic));
+  Topology four = parse(kBoxes, {{"nodes", "4"}});
+  CostModel m4(four);
+  CollectiveCost c4 = m4.collective({first(four, 32), Collective::allreduce, std::uint64_t{16} << 30,
+                                      Algorithm::tree});
+  CHECK(c4.tiers()[1].bytes == Approx(2 * s));
+  // NCCL's search: 8 channels of 45 GB/s (7 of 48 would use less of the
+  // 370.8 GB/s of NVLink); the cap leaves an algBw of 8 x 36 / 2.
+  const double capped_alg = 8 * 36.0 / 2;
+  CHECK(c4.algbw_gbps < capped_alg);
+  CHECK(c4.algbw_gbps > 0.95 * capped_alg);
 }
 
 TEST_CASE("sendrecv across nodes: the NIC behind its PCIe link, the network's latency") {
@@ -127,11 +198,17 @@ TEST_CASE("a ring on a direct mesh uses only the links between its members") {
   const double link = 64 * 0.75;  // RCCL's 48 GB/s per MI300X xGMI link
   CollectiveCost four = model.collective({first(t, 4), Collective::allreduce, std::uint64_t{1} << 30});
   CollectiveCost two = model.collective({first(t, 2), Collective::allreduce, std::uint64_t{1} << 30});
-  // AMD: no LL128 (RCCL only enables it with its own tuning tables), no NVLS.
+  // AMD: RCCL's own latencies (gfx942: Ring/Simple base 17 us, 2.1 us per
+  // xGMI step) and its size ranges pick Simple above 9 MiB; no NVLS.
   CHECK(four.algorithm == Algorithm::ring);
   CHECK(four.protocol == Protocol::simple);
-  CHECK(four.time_us == Approx(8.4 + 6 * 3.4 + us(s * 1.5, 3 * link) / eta(s, kSimpleBuffer)).epsilon(1e-9));
-  CHECK(two.time_us == Approx(8.4 + 2 * 3.4 + us(s, link) / eta(s, kSimpleBuffer)).epsilon(1e-9));
+  CHECK(four.time_us == Approx(17 + 6 * 2.1 + us(s * 1.5, 3 * link) / eta(s, kSimpleBuffer)).epsilon(1e-9));
+  CHECK(two.time_us == Approx(17 + 2 * 2.1 + us(s, link) / eta(s, kSimpleBuffer)).epsilon(1e-9));
+  // Up to 1 MiB RCCL runs LL, which moves 8 % of the links (bwRatio) and no
+  // further ramp; 6 steps of 0.8 us after a 12 us base.
+  CollectiveCost small = model.collective({first(t, 4), Collective::allreduce, 1 << 20});
+  CHECK(small.protocol == Protocol::ll);
+  CHECK(small.time_us == Approx(12 + 6 * 0.8 + us((1 << 20) * 1.5, 0.08 * 3 * link)).epsilon(1e-9));
   CHECK(four.busbw_gbps / two.busbw_gbps == Approx(3).epsilon(0.01));
 }
 
@@ -214,14 +291,21 @@ TEST_CASE("NVLSTree across four boxes: NVLS inside, a tree of twice the data thr
   CollectiveCost c = model.collective({first(t, 32), Collective::allreduce, std::uint64_t{1} << 30, Algorithm::nvlstree});
   const double s = kGiB;
   // Inside: 9/8 S at 370.8 x 0.85 = 315 GB/s; across four boxes each box
-  // sends and receives 2 S through 8 NICs of 48 GB/s: the NICs bind.
-  const double bw_us = std::max(us(s * 9 / 8, kNvl * 0.85), us(2 * s, 8 * kNic));
+  // sends and receives 2 S through the NICs of its 8 NVLS heads (8 x 48):
+  // the NICs bind, 2 S / 384 GB/s, a busBw of 384 x 2 x 31/32 / 2 = 372,
+  // held to NCCL's 8 heads x 45.5 GB/s (perChMaxNVLSTreeBw, Hopper, N4).
+  CHECK(c.tiers()[c.bottleneck].tier == Tier::island);
+  const double alg = 8 * 45.5 / (2.0 * 31 / 32);
   // NVLSTree: 25 us inside, then 2 log2(4) network steps of 20.9 us plus
   // twice the 0.3 us route.
   const double latency = 25 + 2 * 2 * (20.9 + 2 * 0.3);
   CHECK(c.latency_us == Approx(latency));
-  CHECK(c.time_us == Approx(latency + bw_us / eta(s, kSimpleBuffer)).epsilon(1e-9));
-  CHECK(c.tiers()[c.bottleneck].tier == Tier::island);
+  // 64 KiB chunks from four nodes on, on 16 channels of 8 heads: an 8 MiB
+  // unit; the first chunk crosses NVLS twice and the network tree's 4 hops.
+  const double chunks = 16 * 64.0 * 1024;
+  const double fill = 2 * us(chunks, kNvl * 0.85) + 4 * us(chunks, alg) - us(chunks, alg);
+  const double unit = 16.0 * 8 * 64 * 1024;
+  CHECK(c.time_us == Approx(latency + us(s, alg) / eta(s, unit) + fill).epsilon(1e-9));
 }
 
 TEST_CASE("hierarchical allreduce: reduce-scatter inside, all-reduce over rails, all-gather inside") {

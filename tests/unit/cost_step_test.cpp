@@ -69,6 +69,32 @@ TEST_CASE("a tensor group split over nodes costs more than one inside a node") {
   CHECK(split.dp < packed.dp);  // ... while the replicas now sit in one node
 }
 
+TEST_CASE("groups of a step are priced apart unless they lie alike") {
+  // Steps reuse the price of a group whose layout has the last group's
+  // figures; a group that lies differently must be priced afresh, in either
+  // order.
+  Topology t = parse(kBoxes, {{"nodes", "3"}});
+  CostModel model(t);
+  Parallelism p{8, 1, 2, 1};
+  Workload w = training();
+  const std::string packed = "box0/gpu[0-7]";
+  const std::string straddling = "box1/gpu[0-3],box2/gpu[0-3]";
+  const double inside = us_of(model, named(t, packed), Collective::allreduce, 32e6);
+  const double across = us_of(model, named(t, straddling), Collective::allreduce, 32e6);
+  REQUIRE(across > 1.4 * inside);
+  StepCost first_packed = model.step(named(t, packed + "," + straddling), p, w);
+  StepCost first_straddling = model.step(named(t, straddling + "," + packed), p, w);
+  const double per_step = 4.0 * 16 * 4 * 1e-6;  // 4 all-reduces per layer, 16 layers, 4 micro-batches
+  CHECK(first_packed.tp == Approx(across * per_step));
+  CHECK(first_straddling.tp == Approx(across * per_step));
+  CHECK(is_outside(first_packed.part(StepKind::tp).tier));
+  CHECK(is_outside(first_straddling.part(StepKind::tp).tier));
+  // Alike groups in different boxes cost the same as one of them alone.
+  StepCost alike = model.step(named(t, "box0/gpu[0-7],box2/gpu[0-7]"), p, w);
+  CHECK(alike.tp == Approx(inside * per_step));
+  CHECK(alike.part(StepKind::tp).tier == Tier::scale_up);
+}
+
 TEST_CASE("expert parallelism, sharded data parallelism and inference") {
   Topology t = parse(kBoxes, {{"nodes", "2"}});
   CostModel model(t);

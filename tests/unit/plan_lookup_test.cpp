@@ -13,7 +13,7 @@ namespace {
 
 std::string error_of(const Plan& plan, const std::string& job, long long replica) {
   try {
-    replica_devices(plan, job, replica, "plan.yaml");
+    plan_replica(plan, job, replica, "plan.yaml");
   } catch (const InputError& e) {
     return e.diagnostics().front().str();
   }
@@ -31,7 +31,9 @@ TEST_CASE("plan lookup: a job's replica by name, and what is wrong when it is no
   - {name: idle, gpus: 4, placed: false}
 )",
                               "plan.yaml", t);
-  std::vector<DeviceId> second = replica_devices(plan, "train", 1, "plan.yaml");
+  PlanReplica r = plan_replica(plan, "train", 1, "plan.yaml");
+  CHECK(r.job.name == "train");
+  const std::vector<DeviceId>& second = r.devices;
   REQUIRE(second.size() == 2);
   CHECK(t.device_name(second[0]) == a0 + "/gpu2");
   CHECK(t.device_name(second[1]) == a0 + "/gpu3");

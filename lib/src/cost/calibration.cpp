@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <functional>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
@@ -90,6 +92,32 @@ double compared_value(const CalibrationResult& r) {
 
 }  // namespace
 
+const std::vector<std::string>& calibration_groups() {
+  static const std::vector<std::string> kGroups = {"single-node", "multi-node", "multi-rack-nvl72",
+                                                   "latency",     "amd",        "alltoall"};
+  return kGroups;
+}
+
+CalibrationStats calibration_stats(const std::vector<double>& model, const std::vector<double>& measured) {
+  CalibrationStats out;
+  std::vector<double> errors;
+  for (std::size_t i = 0; i < model.size() && i < measured.size(); ++i) {
+    errors.push_back(std::fabs((model[i] - measured[i]) / measured[i]));
+    const double ratio = model[i] > 0 ? std::max(model[i] / measured[i], measured[i] / model[i])
+                                      : std::numeric_limits<double>::infinity();
+    out.worst_ratio = std::max(out.worst_ratio, ratio);
+  }
+  std::sort(errors.begin(), errors.end());
+  out.count = errors.size();
+  if (!errors.empty()) {
+    const std::size_t n = errors.size();
+    out.median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+    const auto rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n)));
+    out.p90 = errors[std::clamp<std::size_t>(rank, 1, n) - 1];
+  }
+  return out;
+}
+
 std::vector<CalibrationPoint> parse_calibration_points(std::string_view text, const std::string& file) {
   std::vector<CalibrationPoint> out;
   for (const Line& l : csv_lines(text, 10, false, file)) {
@@ -113,7 +141,7 @@ std::vector<CalibrationPoint> parse_calibration_points(std::string_view text, co
 
 std::vector<CalibrationSetup> parse_calibration_setups(std::string_view text, const std::string& file) {
   std::vector<CalibrationSetup> out;
-  for (const Line& l : csv_lines(text, 7, true, file)) {
+  for (const Line& l : csv_lines(text, 9, true, file)) {
     CalibrationSetup s;
     s.id = l.fields[0];
     s.topology = l.fields[1];
@@ -129,7 +157,17 @@ std::vector<CalibrationSetup> parse_calibration_setups(std::string_view text, co
     if (!l.fields[5].empty()) s.compare = l.fields[5];
     if (s.compare != "metric" && s.compare != "scale-up-bandwidth" && s.compare != "nic-bandwidth")
       throw InputError({file, l.number, 1}, fmt::format("unknown comparison '{}'", s.compare));
-    s.note = l.fields[6];
+    s.group = l.fields[6];
+    const auto& groups = calibration_groups();
+    if (std::find(groups.begin(), groups.end(), s.group) == groups.end())
+      throw InputError({file, l.number, 1}, fmt::format("unknown group '{}' (one of {})", s.group,
+                                                        fmt::join(groups, ", ")));
+    s.role = l.fields[7];
+    if (s.role != "fit" && s.role != "check" && s.role != "outlier")
+      throw InputError({file, l.number, 1}, fmt::format("role '{}' must be fit, check or outlier", s.role));
+    if (s.role == "outlier" && l.fields[8].empty())
+      throw InputError({file, l.number, 1}, "an outlier's note must say why the model cannot reproduce it");
+    s.note = l.fields[8];
     out.push_back(std::move(s));
   }
   return out;
@@ -160,9 +198,14 @@ CalibrationSummary run_calibration(const std::vector<CalibrationPoint>& points,
     q.op = *op;
     q.bytes = setup->size_bytes ? setup->size_bytes : p.size_bytes;
     const std::string algorithm = setup->algorithm.empty() ? p.algorithm : setup->algorithm;
-    auto a = parse_algorithm(algorithm);
-    if (!a) throw InputError({}, fmt::format("calibration point {}: unknown algorithm '{}'", p.id, algorithm));
-    q.algorithm = *a;
+    // One algorithm is requested; a list (NCCL_ALGO syntax) restricts auto.
+    if (auto a = parse_algorithm(algorithm)) {
+      q.algorithm = *a;
+    } else if (auto set = parse_algorithm_set(algorithm)) {
+      q.allowed = *set;
+    } else {
+      throw InputError({}, fmt::format("calibration point {}: unknown algorithm '{}'", p.id, algorithm));
+    }
     CalibrationResult r;
     r.point = p;
     r.setup = *setup;
@@ -171,40 +214,79 @@ CalibrationSummary run_calibration(const std::vector<CalibrationPoint>& points,
     r.error = (r.model - p.value) / p.value;
     summary.results.push_back(std::move(r));
   }
-  std::vector<double> errors;
-  for (const CalibrationResult& r : summary.results) errors.push_back(std::fabs(r.error));
-  std::sort(errors.begin(), errors.end());
-  if (!errors.empty()) {
-    const std::size_t n = errors.size();
-    summary.median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-    const auto rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n)));
-    summary.p90 = errors[std::clamp<std::size_t>(rank, 1, n) - 1];
+  auto stats = [&](const std::function<bool(const CalibrationResult&)>& keep) {
+    std::vector<double> model, measured;
+    for (const CalibrationResult& r : summary.results)
+      if (keep(r)) {
+        model.push_back(r.model);
+        measured.push_back(r.point.value);
+      }
+    return calibration_stats(model, measured);
+  };
+  summary.all = stats([](const CalibrationResult& r) { return r.setup.role != "outlier"; });
+  summary.fit = stats([](const CalibrationResult& r) { return r.setup.role == "fit"; });
+  summary.check = stats([](const CalibrationResult& r) { return r.setup.role == "check"; });
+  summary.outliers = stats([](const CalibrationResult& r) { return r.setup.role == "outlier"; });
+  for (const std::string& g : calibration_groups()) {
+    CalibrationStats st =
+        stats([&](const CalibrationResult& r) { return r.setup.group == g && r.setup.role != "outlier"; });
+    if (st.count > 0) summary.groups.emplace_back(g, st);
   }
+  summary.median = summary.all.median;
+  summary.p90 = summary.all.p90;
   return summary;
 }
 
 std::string calibration_header() {
-  return fmt::format("{:<4} {:<14} {:>5} {:>12} {:<18} {:>10} {:>10} {:>8}  {}", "id", "collective", "ranks",
-                     "size (B)", "metric", "measured", "model", "error", "model algorithm");
+  return fmt::format("{:<4} {:<14} {:>5} {:>12} {:<18} {:>10} {:>10} {:>8}  {:<18} {:<16} {:<5}", "id",
+                     "collective", "ranks", "size (B)", "metric", "measured", "model", "error", "model algorithm",
+                     "group", "role");
 }
 
 std::string calibration_row(const CalibrationResult& r) {
   const std::string& metric = r.setup.compare == "metric" ? r.point.metric : r.setup.compare;
-  return fmt::format("{:<4} {:<14} {:>5} {:>12} {:<18} {:>10.2f} {:>10.2f} {:>+7.1f}%  {}", r.point.id,
-                     r.point.collective, r.cost.ranks, r.cost.bytes, metric, r.point.value, r.model, 100 * r.error,
-                     fmt::format("{}/{}", algorithm_name(r.cost.algorithm), protocol_name(r.cost.protocol)));
+  return fmt::format("{:<4} {:<14} {:>5} {:>12} {:<18} {:>10.2f} {:>10.2f} {:>+7.1f}%  {:<18} {:<16} {:<5}",
+                     r.point.id, r.point.collective, r.cost.ranks, r.cost.bytes, metric, r.point.value, r.model,
+                     100 * r.error,
+                     fmt::format("{}/{}", algorithm_name(r.cost.algorithm), protocol_name(r.cost.protocol)),
+                     r.setup.group, r.setup.role);
+}
+
+std::string calibration_stats_line(std::string_view label, const CalibrationStats& st) {
+  return fmt::format("{:<18} {:>3} points: median |error| {:5.1f}%, 90th percentile {:5.1f}%, worst x{:.2f}", label,
+                     st.count, 100 * st.median, 100 * st.p90, st.worst_ratio);
 }
 
 std::string calibration_summary(const CalibrationSummary& summary) {
-  return fmt::format("{} points: median |error| {:.1f}%, 90th percentile {:.1f}%", summary.results.size(),
-                     100 * summary.median, 100 * summary.p90);
+  std::string out = calibration_stats_line("fit and check", summary.all);
+  out += "\n" + calibration_stats_line("fit", summary.fit);
+  out += "\n" + calibration_stats_line("check", summary.check);
+  for (const auto& [group, st] : summary.groups) out += "\n" + calibration_stats_line(group, st);
+  if (summary.outliers.count > 0) out += "\n" + calibration_stats_line("outliers", summary.outliers);
+  return out;
 }
 
-void write_calibration_text(std::ostream& out, const CalibrationSummary& summary) {
-  fmt::print(out, "{:<110} {}\n", calibration_header(), "topology");
-  for (const CalibrationResult& r : summary.results)
-    fmt::print(out, "{:<110} {}\n", calibration_row(r), r.setup.topology);
+void write_calibration_report(std::ostream& out, const CalibrationSummary& summary,
+                              const CalibrationSummary& ablation, bool topologies) {
+  if (topologies)
+    fmt::print(out, "{:<150} {}\n", calibration_header(), "topology");
+  else
+    fmt::print(out, "{}\n", calibration_header());
+  for (const CalibrationResult& r : summary.results) {
+    if (topologies)
+      fmt::print(out, "{:<150} {}\n", calibration_row(r), r.setup.topology);
+    else
+      fmt::print(out, "{}\n", calibration_row(r));
+  }
   fmt::print(out, "\n{}\n", calibration_summary(summary));
+  bool any = false;
+  for (const CalibrationResult& r : summary.results) {
+    if (r.setup.role != "outlier") continue;
+    if (!any) fmt::print(out, "\noutliers (not in the statistics above):\n");
+    any = true;
+    fmt::print(out, "  {}: {}\n", r.point.id, r.setup.note);
+  }
+  fmt::print(out, "\nwithout the size-dependent efficiency:\n{}\n", calibration_stats_line("fit and check", ablation.all));
 }
 
 }  // namespace topoplan

@@ -53,6 +53,24 @@ std::optional<Algorithm> parse_algorithm(std::string_view text) {
 
 std::vector<std::string> algorithm_names() { return {kAlgorithmNames.begin(), kAlgorithmNames.end()}; }
 
+std::optional<AlgorithmSet> parse_algorithm_set(std::string_view text) {
+  if (text == "auto") return kAllAlgorithms;
+  const bool negate = !text.empty() && text.front() == '^';
+  if (negate) text.remove_prefix(1);
+  if (text.empty()) return std::nullopt;
+  AlgorithmSet set = 0;
+  while (true) {
+    const std::size_t comma = text.find_first_of(",+");
+    const std::string_view name = text.substr(0, comma);
+    const std::optional<Algorithm> a = parse_algorithm(name);
+    if (!a || *a == Algorithm::automatic) return std::nullopt;
+    set = static_cast<AlgorithmSet>(set | algorithm_bit(*a));
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return negate ? static_cast<AlgorithmSet>(kAllAlgorithms & ~set) : set;
+}
+
 std::string_view protocol_name(Protocol protocol) { return kProtocolNames[static_cast<std::size_t>(protocol)]; }
 
 }  // namespace topoplan

@@ -68,12 +68,13 @@ struct TierList {
     phases = std::max<std::uint8_t>(phases, static_cast<std::uint8_t>(phase + 1));
   }
   // Phases run one after another; the tiers of a phase at the same time.
-  double time_us() const {
+  // `inside`: only the tiers inside the groups.
+  double time_us(bool inside = false) const {
     double total = 0;
     for (std::uint8_t p = 0; p < phases; ++p) {
       double worst = 0;
       for (std::uint32_t i = 0; i < count; ++i)
-        if (items[i].phase == p) worst = std::max(worst, items[i].time_us);
+        if (items[i].phase == p && !(inside && is_outside(items[i].tier))) worst = std::max(worst, items[i].time_us);
       total += worst;
     }
     return total;
@@ -87,13 +88,14 @@ struct TierList {
 };
 
 struct Priced {
-  double time_us = kInf;
+  double time_us = kInf;   // the link model's
   double latency_us = 0;
 };
 
 class Pricer {
  public:
-  Pricer(const Layout& layout, bool ramp) : l_(layout), ramp_(ramp) {}
+  Pricer(const Layout& layout, const GraphEntry& graphs, bool ramp)
+      : l_(layout), ramp_(ramp), ring_(graphs.ring), nvls_(graphs.nvls), nvls_channels_(graphs.nvls_channels) {}
 
   // Whether `algorithm` can run `op` on these ranks; `why` (when given) says
   // why not. Messages are only built on request: auto asks this for every
@@ -194,7 +196,7 @@ class Pricer {
     return out;
   }
 
-  SmallList<Protocol, 3> protocols(Algorithm a) const {
+  SmallList<Protocol, 3> protocols(Algorithm a, Collective op, std::uint64_t bytes) const {
     SmallList<Protocol, 3> out;
     if (l_.lpu) {
       out.push(Protocol::scheduled);
@@ -202,11 +204,25 @@ class Pricer {
     }
     switch (a) {
       case Algorithm::ring:
-      case Algorithm::tree:
+      case Algorithm::tree: {
+        // RCCL has no Simple tree inside one gfx942 node.
+        const bool simple = !(amd() && a == Algorithm::tree && l_.groups == 1);
+        if (amd()) {
+          // RCCL picks the protocol by size, not by its model.
+          const rccl::ProtocolRange range = rccl::protocol_range(op);
+          if (range.ll_max > 0) {
+            const Protocol p = bytes <= range.ll_max                 ? Protocol::ll
+                               : bytes <= range.ll128_max && l_.ll128 ? Protocol::ll128
+                                                                      : Protocol::simple;
+            if (p != Protocol::simple || simple) out.push(p);
+            break;
+          }
+        }
         out.push(Protocol::ll);
         if (l_.ll128) out.push(Protocol::ll128);
-        out.push(Protocol::simple);
+        if (simple) out.push(Protocol::simple);
         break;
+      }
       case Algorithm::p2p:
         out.push(Protocol::ll);
         out.push(Protocol::simple);
@@ -216,22 +232,25 @@ class Pricer {
     return out;
   }
 
-  // Fills `t` with the tiers algorithm `a` loads for a collective of `s` bytes.
-  void tiers(Algorithm a, Collective op, double s, TierList& t) const {
+  // Fills `t` with the tiers algorithm `a` loads for a collective of `s`
+  // bytes. With `inside`, only the tiers inside the groups (what the
+  // collective would cost on an infinitely fast network).
+  void tiers(Algorithm a, Collective op, double s, TierList& t, bool inside = false) const {
     t.count = 0;
     t.phases = 1;
     const double n = l_.n;
     const double groups = l_.groups;
     const Tier local = l_.local_pcie ? Tier::pcie : Tier::scale_up;
+    const bool out = !inside;
     auto add_levels_ring = [&](std::uint8_t phase, double bytes_per_crossing) {
-      for (std::uint32_t i = 0; i < l_.level_count; ++i) {
+      for (std::uint32_t i = 0; i < l_.level_count && out; ++i) {
         const LevelLoad& lv = l_.levels[i];
         if (lv.ring_crossings > 0)
           t.add(Tier::level, lv.level, lv.ring_where, phase, bytes_per_crossing * lv.ring_crossings, lv.ring_cap);
       }
     };
     auto add_levels_a2a = [&](std::uint8_t phase) {
-      for (std::uint32_t i = 0; i < l_.level_count; ++i) {
+      for (std::uint32_t i = 0; i < l_.level_count && out; ++i) {
         const LevelLoad& lv = l_.levels[i];
         if (lv.a2a_factor > 0) t.add(Tier::level, lv.level, lv.a2a_where, phase, lv.a2a_factor * s, lv.a2a_cap);
       }
@@ -239,36 +258,39 @@ class Pricer {
     auto add_socket = [&](std::uint8_t phase, double bytes) {
       if (l_.socket_where != kNone) t.add(Tier::socket, kNone, l_.socket_where, phase, bytes, l_.socket_bw);
     };
-    auto add_island = [&](std::uint8_t phase, double bytes) {
-      if (l_.groups > 1) t.add(Tier::island, l_.island_level, l_.island_where, phase, bytes, l_.island_bw);
+    // Out of the weakest group through the NICs the graph's channels use.
+    auto add_island = [&](std::uint8_t phase, double bytes, double bw) {
+      if (l_.groups > 1 && out) t.add(Tier::island, l_.island_level, l_.island_where, phase, bytes, bw);
     };
     switch (a) {
       case Algorithm::ring: {
         const double f = (op == Collective::broadcast || op == Collective::reduce) ? 1.0 : bus_factor(op, l_.n);
         if (l_.max_group > 1) t.add(local, kNone, l_.local_where, 0, f * s, l_.local_bw);
         add_socket(0, f * s);
-        add_island(0, f * s);
+        add_island(0, f * s, graph_egress());
         add_levels_ring(0, f * s);
         break;
       }
       case Algorithm::tree: {
-        const double across = l_.groups == 2 ? 1.0 : 2.0;
+        // Chains inside groups carry the data up and back down; the double
+        // binary tree across groups loads the busiest group tree_traffic(N) x S.
+        const double across = nccl::tree_traffic(l_.groups);
         if (l_.max_group > 1) t.add(local, kNone, l_.local_where, 0, 2 * s, l_.local_bw);
         add_socket(0, 2 * s);
-        add_island(0, across * s);
+        add_island(0, across * s, graph_egress());
         add_levels_ring(0, across * s);
         break;
       }
       case Algorithm::nvls: {
         const double factor = op == Collective::allreduce ? (n + 1) / n : 1.0;
-        t.add(Tier::scale_up, kNone, l_.switch_where, 0, factor * s, l_.switch_bw * nvls_efficiency(), true);
+        t.add(Tier::scale_up, kNone, l_.switch_where, 0, factor * s, nvls_bw(), true);
         break;
       }
       case Algorithm::nvlstree: {
         const double g = l_.min_group;
-        const double across = l_.groups == 2 ? 1.0 : 2.0;
-        if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, (g + 1) / g * s, l_.switch_bw * nvls_efficiency(), true);
-        add_island(0, across * s);
+        const double across = nccl::tree_traffic(l_.groups);
+        if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, (g + 1) / g * s, nvls_bw(), true);
+        add_island(0, across * s, heads_egress());
         add_levels_ring(0, across * s);
         break;
       }
@@ -277,8 +299,10 @@ class Pricer {
         const double gmin = l_.min_group;
         if (op == Collective::alltoall) {
           t.add(local, kNone, l_.a2a_fwd_where, 0, l_.a2a_fwd_factor * s, l_.a2a_fwd_bw);
-          t.add(Tier::nic, kNone, l_.a2a_nic_where, 0, l_.a2a_nic_factor * s, l_.a2a_nic_bw);
-          t.add(Tier::island, l_.island_level, l_.a2a_island_where, 0, l_.a2a_island_factor * s, l_.a2a_island_bw);
+          if (out) {
+            t.add(Tier::nic, kNone, l_.a2a_nic_where, 0, l_.a2a_nic_factor * s, l_.a2a_nic_bw);
+            t.add(Tier::island, l_.island_level, l_.a2a_island_where, 0, l_.a2a_island_factor * s, l_.a2a_island_bw);
+          }
           add_levels_a2a(0);
           break;
         }
@@ -288,8 +312,8 @@ class Pricer {
           if (gmax > 1) t.add(local, kNone, l_.local_where, phase, (gmax - 1) / gmax * s, l_.local_bw);
           ++phase;
         }
-        t.add(Tier::nic, kNone, l_.nic_where, phase, inter * s / gmin, l_.nic_bw);
-        add_island(phase, inter * s);
+        if (out) t.add(Tier::nic, kNone, l_.nic_where, phase, inter * s / gmin, l_.nic_bw);
+        add_island(phase, inter * s, l_.island_bw);
         add_levels_ring(phase, inter * s);
         ++phase;
         if (op != Collective::reducescatter && gmax > 1)  // intra-island all-gather last
@@ -298,16 +322,18 @@ class Pricer {
       }
       case Algorithm::p2p: {
         if (op == Collective::sendrecv) {
-          t.add(l_.pair_tier, kNone, l_.pair_where, 0, s, l_.pair_bw);
-          for (std::uint32_t i = 0; i < l_.level_count; ++i) {
+          if (out || l_.pair_tier != Tier::nic) t.add(l_.pair_tier, kNone, l_.pair_where, 0, s, l_.pair_bw);
+          for (std::uint32_t i = 0; i < l_.level_count && out; ++i) {
             const LevelLoad& lv = l_.levels[i];
             if (lv.p2p_flows > 0) t.add(Tier::level, lv.level, lv.p2p_where, 0, s * lv.p2p_flows, lv.p2p_cap);
           }
           break;
         }
         t.add(local, kNone, l_.a2a_local_where, 0, l_.a2a_local_factor * s, l_.a2a_local_bw);
-        t.add(Tier::nic, kNone, l_.a2a_nic_where, 0, l_.a2a_nic_factor * s, l_.a2a_nic_bw);
-        t.add(Tier::island, l_.island_level, l_.a2a_island_where, 0, l_.a2a_island_factor * s, l_.a2a_island_bw);
+        if (out) {
+          t.add(Tier::nic, kNone, l_.a2a_nic_where, 0, l_.a2a_nic_factor * s, l_.a2a_nic_bw);
+          t.add(Tier::island, l_.island_level, l_.a2a_island_where, 0, l_.a2a_island_factor * s, l_.a2a_island_bw);
+        }
         add_levels_a2a(0);
         break;
       }
@@ -322,65 +348,158 @@ class Pricer {
     return bus_factor(op, l_.n);
   }
 
-  // The time of algorithm `a` with protocol `p`, given its tiers' time at
-  // full bandwidth (`raw_us`) and the channels NCCL would use.
-  Priced price(Algorithm a, Protocol p, Collective op, double s, double raw_us, int channels) const {
-    Priced out;
-    if (!(raw_us < kInf)) return out;
+  // The time of algorithm `a` with protocol `p` and latency `latency_us` on
+  // tiers whose time at full bandwidth is `raw_us`: the link model.
+  double physical_us(Algorithm a, Protocol p, Collective op, double s, double raw_us, double latency_us,
+                     bool inside = false) const {
+    if (!(raw_us < kInf)) return kInf;
+    if (p == Protocol::scheduled) return latency_us + raw_us;
     const int proto = tuner_proto(p);
-    const bool multi = l_.groups > 1;
-    const int col = nccl::nodes_column(l_.groups);
-    const auto arch = static_cast<std::size_t>(l_.arch);
-    const auto column = static_cast<std::size_t>(col);
-    out.latency_us = latency(a, p, op, s, channels);
-
-    if (p == Protocol::scheduled) {
-      out.time_us = out.latency_us + raw_us;
-      return out;
-    }
-    // Bandwidth as NCCL states it: busBw, then the protocol's rules.
     const double norm = nccl_norm(a, op);
-    double bus = s / (raw_us * 1e3) * norm;
-    const double llmax = nccl::ll_max_bw(l_.arch, l_.groups, l_.amd_host);
-    switch (a) {
-      case Algorithm::ring:
-        if (p == Protocol::ll) bus = std::min(llmax, bus * nccl::kRingLLFactor);
-        if (p == Protocol::ll128)
-          bus = std::min(bus * nccl::kLL128Factor, channels * nccl::kPerChMaxRingLL128Bw[arch][column]);
-        break;
-      case Algorithm::tree:
-        if (p == Protocol::simple) bus = std::min(bus * nccl::kLL128Factor, channels * nccl::kPerChMaxTreeBw[arch][column]);
-        if (p == Protocol::ll) bus = std::min(bus / nccl::kTreeLLDivisor, llmax);
-        if (p == Protocol::ll128)
-          bus = std::min(bus * (multi ? nccl::kTreeLL128FactorMultiNode : nccl::kTreeLL128FactorOneNode),
-                         channels * nccl::kPerChMaxTreeLL128Bw[arch][column]);
-        break;
-      case Algorithm::nvlstree: {
-        const double cap = nccl::kPerChMaxNvlsTreeBw[arch][column];
-        if (cap > 0) bus = std::min(bus, nccl::nvls_channels(l_.arch, multi) * cap);
-        break;
-      }
-      case Algorithm::p2p:
-        if (p == Protocol::ll) bus = std::min(llmax, bus * nccl::kRingLLFactor);
-        break;
-      default: break;
+    double bus = raw_us > 0 ? s / (raw_us * 1e3) * norm : kInf;
+    bus = protocol_bus(a, p, bus, ring_.channels, false, inside);
+    // The heads' rate into the network tree (NCCL's per-channel NVLSTree cap)
+    // is a cost of leaving the islands.
+    if (a == Algorithm::nvlstree && !inside) {
+      const double cap = nccl::kPerChMaxNvlsTreeBw[static_cast<std::size_t>(l_.arch)][column()];
+      if (cap > 0) bus = std::min(bus, nvls_.heads * cap);
     }
-    double alg = bus / norm;
-    if (a == Algorithm::tree && op == Collective::allreduce) alg *= nccl::tree_correction(proto, static_cast<std::uint64_t>(s));
-    // NVLSTree on Blackwell with x86 hosts also takes the tree correction.
-    if (a == Algorithm::nvlstree && l_.generation == Generation::blackwell && !l_.arm_host)
-      alg *= nccl::tree_correction(proto, static_cast<std::uint64_t>(s));
-    const double eta = ramp_ ? nccl::ramp_efficiency(s, nccl::protocol_buffer(proto, l_.arm_host)) : 1.0;
-    out.time_us = out.latency_us + s / (alg * 1e3) / eta;
-    return out;
+    const double alg = bus / norm;
+    // RCCL's LL ratio is what LL reaches at the sizes RCCL gives it (up to
+    // 1 MiB): its ramp is in it already.
+    const bool measured_ratio = amd() && p == Protocol::ll;
+    const double eta = ramp_ && !measured_ratio ? nccl::ramp_efficiency(s, pipeline_unit(a, proto, s)) : 1.0;
+    return latency_us + transfer_us(s, alg) / eta + fill_us(a, p, s, alg, inside);
   }
 
-  double latency(Algorithm a, Protocol p, Collective op, double s, int channels) const {
+  // NCCL's own estimate (its tuner's) of (a, p) with latency `latency_us`;
+  // negative where NCCL has no model (all-to-all, sendrecv, LPUs).
+  double tuner_us(Algorithm a, Protocol p, Collective op, double s, double latency_us) const {
+    if (p == Protocol::scheduled) return -1;
+    const double alg = tuner_algbw(a, p, op, s);
+    return alg > 0 ? latency_us + transfer_us(s, alg) : -1;
+  }
+
+  // The protocols' efficiency on the busBw of a graph with `channels`
+  // channels (tuning.cc): LL carries 8 of every 16 bytes and is held to
+  // llMaxBw; LL128 carries 120 of every 128, with NCCL's per-channel cap on
+  // rings. Trees take NCCL's protocol factors, and NCCL's per-channel caps
+  // from four nodes on (the tables' N4 column): at 3 nodes measured trees run
+  // far above them (NVIDIA/nccl#1801: 486 GB/s on 8 channels, cap 192), at 20
+  // racks at them (coreweave/nccl-tests#48). `tuner` applies NCCL's own rules,
+  // caps from three nodes on and the 0.92 of Tree/Simple.
+  double protocol_bus(Algorithm a, Protocol p, double bus, int channels, bool tuner = false,
+                      bool inside = false) const {
+    const auto arch = static_cast<std::size_t>(l_.arch);
+    // Inside the groups (outside_us's reference): as one node.
+    const std::uint32_t groups = inside ? 1 : l_.groups;
+    const std::size_t col = static_cast<std::size_t>(nccl::nodes_column(groups));
+    const double llmax = nccl::ll_max_bw(l_.arch, groups, l_.amd_host);
+    const bool capped = tuner || groups >= 4;
+    if (amd() && (a == Algorithm::ring || a == Algorithm::tree)) {
+      // RCCL's ratios; physically only LL's is a property of the link (LL128
+      // and Simple move at NCCL's rates).
+      const std::size_t row = groups <= 2 ? 0 : 1;
+      const std::size_t al = a == Algorithm::tree ? 0 : 1;
+      if (p == Protocol::ll || tuner) return bus * rccl::kBwRatio[row][al][static_cast<std::size_t>(tuner_proto(p))];
+      return p == Protocol::ll128 ? bus * nccl::kLL128Factor : bus;
+    }
+    switch (a) {
+      case Algorithm::ring:
+      case Algorithm::p2p:
+        if (p == Protocol::ll) return std::min(llmax, bus * nccl::kRingLLFactor);
+        if (p == Protocol::ll128 && a == Algorithm::ring)
+          return std::min(bus * nccl::kLL128Factor, channels * nccl::kPerChMaxRingLL128Bw[arch][col]);
+        return bus;
+      case Algorithm::tree:
+        if (p == Protocol::ll) return std::min(bus / nccl::kTreeLLDivisor, llmax);
+        if (p == Protocol::ll128) {
+          bus *= groups > 1 ? nccl::kTreeLL128FactorMultiNode : nccl::kTreeLL128FactorOneNode;
+          return capped ? std::min(bus, channels * nccl::kPerChMaxTreeLL128Bw[arch][col]) : bus;
+        }
+        if (tuner) bus *= nccl::kLL128Factor;
+        return capped ? std::min(bus, channels * nccl::kPerChMaxTreeBw[arch][col]) : bus;
+      default: return bus;
+    }
+  }
+
+  // NCCL's algBw for (a, p) from its graphs (tuning.cc ncclTopoTuneModel and
+  // ncclTopoGetAlgoTime); 0 where NCCL has no model (all-to-all, sendrecv).
+  double tuner_algbw(Algorithm a, Protocol p, Collective op, double s) const {
+    const auto arch = static_cast<std::size_t>(l_.arch);
+    const std::size_t col = column();
+    const int proto = tuner_proto(p);
     const double n = l_.n;
-    const double groups = l_.groups;
+    const bool ar = op == Collective::allreduce;
+    const double nsteps = ar ? 2 * (n - 1) : (op == Collective::allgather || op == Collective::reducescatter) ? n - 1 : n;
+    double bus = 0;
+    switch (a) {
+      case Algorithm::ring:
+      case Algorithm::tree: bus = ring_.total(); break;
+      case Algorithm::nvls:
+      case Algorithm::nvlstree: {
+        if (nvls_.heads < 2) return 0;
+        const double h = nvls_.heads;
+        const double ppn = l_.min_group;
+        double intra = nvls_.intra * nvls_efficiency() * (h - 1) / h;
+        intra *= ar ? 2.0 : (ppn - 1) / ppn;
+        const double inter = nvls_.inter * (a == Algorithm::nvlstree && l_.groups <= 2 ? 2.0 : 1.0);
+        double bw = std::min(intra, inter);
+        if (a == Algorithm::nvlstree) bw = std::min(bw, nccl::kPerChMaxNvlsTreeBw[arch][col]);
+        bus = h * bw;
+        break;
+      }
+      default: return 0;
+    }
+    bus = protocol_bus(a, p, bus, ring_.channels, true);
+    // busBw to algBw: n / nsteps for ring and NVLS, 1/2 for tree; NCCL leaves
+    // non-ring allgather and reducescatter as they are.
+    double alg = bus;
+    if (!(a != Algorithm::ring && (op == Collective::allgather || op == Collective::reducescatter)))
+      alg = a == Algorithm::tree ? bus * 0.5 : bus * n / nsteps;
+    if (a == Algorithm::tree && ar && !amd()) alg *= nccl::tree_correction(proto, static_cast<std::uint64_t>(s), 23);
+    if (a == Algorithm::nvlstree && ar && l_.generation == Generation::blackwell && !l_.arm_host)
+      alg *= nccl::tree_correction(proto, static_cast<std::uint64_t>(s), 24);
+    return alg;
+  }
+
+  // Pipeline fill of the multi-hop algorithms: the first chunk crosses every
+  // hop of the tree before the last one leaves, each hop at its channel's
+  // share of that hop's bandwidth, inside the groups (chains, NVLS) and out
+  // of them (the algorithm's bandwidth), as NCCL's Tree and NVLSTree chunk
+  // their data (enqueue.cc calcCollChunking).
+  double fill_us(Algorithm a, Protocol p, double s, double alg, bool inside) const {
+    if (!(alg > 0)) return 0;
+    const std::uint32_t groups = inside ? 1 : l_.groups;
+    double chain_hops = 0, chunk = 0, channels = 1, local = 0;
+    if (a == Algorithm::tree) {
+      chain_hops = nccl::tree_depth(l_.max_group, 1);
+      chunk = nccl::tree_chunk(tuner_proto(p));
+      channels = ring_.channels;
+      local = l_.local_bw;
+    } else if (a == Algorithm::nvlstree) {
+      chain_hops = 2;  // NVLS reduce into the head, multicast from it
+      chunk = nccl::nvlstree_chunk(l_.arch, l_.groups, l_.min_group);
+      channels = nvls_channels_;
+      local = nvls_bw();
+    } else {
+      return 0;
+    }
+    const double net_hops = nccl::tree_depth(1, groups);
+    chunk = std::min(chunk, s / channels);
+    double fill = 0;
+    if (chain_hops > 0 && local > 0) fill += chain_hops * transfer_us(chunk * channels, local);
+    if (net_hops > 0) fill += net_hops * transfer_us(chunk * channels, alg);
+    // The last hop belongs to the bandwidth term.
+    return std::max(0.0, fill - transfer_us(chunk * channels, alg));
+  }
+
+  double latency(Algorithm a, Protocol p, Collective op, double s, bool inside = false) const {
+    const double n = l_.n;
+    const double groups = inside ? 1 : l_.groups;
     if (p == Protocol::scheduled) {
       // Compiler-scheduled chains: every step waits for the slowest hop.
-      const double step = std::max(l_.lpu_step_us, groups > 1 ? l_.route_latency : 0.0);
+      const double step = std::max(l_.lpu_step_us, l_.groups > 1 && !inside ? l_.route_latency : 0.0);
       switch (op) {
         case Collective::allreduce: return 2 * (n - 1) * step;
         case Collective::allgather:
@@ -398,66 +517,114 @@ class Pricer {
     const bool between_nodes = multi && !l_.single_node;
     auto inter = [&](int algo) {
       const auto al = static_cast<std::size_t>(algo);
-      if (!between_nodes) return nccl::kHwLatency[nccl::kPci][al][proto];
-      return nccl::kHwLatency[nccl::kNet][al][proto] + l_.route_latency * (proto == kSimple ? 2 : 1);
+      const bool rccl_row = amd() && al <= static_cast<std::size_t>(nccl::kRing);
+      if (!between_nodes) return rccl_row ? rccl::kHwLatency[nccl::kPci][al][proto] : nccl::kHwLatency[nccl::kPci][al][proto];
+      // One GPU per node exposes the network latency fully: NCCL takes Tree's.
+      const auto row = l_.max_group == 1 ? static_cast<std::size_t>(nccl::kTree) : al;
+      const double net = rccl_row ? rccl::kHwLatency[nccl::kNet][row][proto] : nccl::kHwLatency[nccl::kNet][row][proto];
+      return net + l_.route_latency * (proto == kSimple ? 2 : 1);
     };
     const auto ring = static_cast<std::size_t>(nccl::kRing);
     const auto tree = static_cast<std::size_t>(nccl::kTree);
+    // NCCL's tables, or RCCL's (Tree and Ring only) on AMD GPUs.
+    auto base = [&](std::size_t algo) {
+      return amd() && algo <= ring ? rccl::kBaseLatency[algo][proto] : nccl::kBaseLatency[algo][proto];
+    };
+    auto hw = [&](std::size_t row, std::size_t algo) {
+      return amd() && algo <= ring ? rccl::kHwLatency[row][algo][proto] : nccl::kHwLatency[row][algo][proto];
+    };
     switch (a) {
       case Algorithm::ring: {
         if (op == Collective::broadcast || op == Collective::reduce)
-          return nccl::kBaseLatency[ring][proto] + (n - groups) * nccl::kHwLatency[intra_hw][ring][proto] +
+          return base(ring) + (n - groups) * hw(intra_hw, ring) +
                  (groups - 1) * inter(nccl::kRing);
         const bool ar = op == Collective::allreduce;
         const double steps = ar ? 2 * (n - 1) : n - 1;
         const double inter_steps = multi ? (ar ? 2 * (groups - 1) : groups - 1) : 0;
-        double intra = nccl::kHwLatency[intra_hw][ring][proto];
+        double intra = hw(intra_hw, ring);
         if (between_nodes) intra = std::max(intra, nccl::net_overhead(l_.amd_host, static_cast<int>(proto)));
-        double lat = nccl::kBaseLatency[ring][proto] + (steps - inter_steps) * intra + inter_steps * inter(nccl::kRing);
-        if (ar && proto == kSimple && between_nodes && s / (channels * n) >= 64)
+        double lat = base(ring) + (steps - inter_steps) * intra + inter_steps * inter(nccl::kRing);
+        if (ar && proto == kSimple && between_nodes && s / (ring_.channels * n) >= 64)
           lat *= l_.generation == Generation::volta ? nccl::kRingPlateauVolta : nccl::kRingPlateau;
         return lat;
       }
       case Algorithm::tree:
-        return nccl::kBaseLatency[tree][proto] +
-               2 * ((l_.max_group - 1) * nccl::kHwLatency[intra_hw][tree][proto] +
-                    nccl::log2i(l_.groups) * inter(nccl::kTree));
+        return base(tree) +
+               2 * ((l_.max_group - 1) * hw(intra_hw, tree) +
+                    nccl::log2i(static_cast<std::uint32_t>(groups)) * inter(nccl::kTree));
       case Algorithm::nvls:
         return nccl::kHwLatency[nccl::kNvlink][nccl::kNvls][kSimple];
       case Algorithm::nvlstree:
         return nccl::kHwLatency[nccl::kNvlink][nccl::kNvlsTree][kSimple] +
-               2 * nccl::log2i(l_.groups) * inter(nccl::kNvlsTree);
+               2 * nccl::log2i(static_cast<std::uint32_t>(groups)) * inter(nccl::kNvlsTree);
       case Algorithm::hierarchical: {
-        const double base = nccl::kBaseLatency[ring][proto];
-        const double hw = nccl::kHwLatency[intra_hw][ring][proto];
+        const double b = base(ring);
+        const double h = hw(intra_hw, ring);
         const double g = l_.max_group;
-        if (op == Collective::alltoall) return base + hw + inter(nccl::kRing);
+        if (op == Collective::alltoall) return b + h + (multi ? inter(nccl::kRing) : 0.0);
         const double inter_steps = op == Collective::allreduce ? 2 * (groups - 1) : groups - 1;
         const double intra_phases = op == Collective::allreduce ? 2 : 1;
-        return (intra_phases + 1) * base + intra_phases * (g - 1) * hw + inter_steps * inter(nccl::kRing);
+        return (intra_phases + 1) * b + intra_phases * (g - 1) * h + inter_steps * inter(nccl::kRing);
       }
       case Algorithm::p2p:
-        return nccl::kBaseLatency[ring][proto] +
-               (multi ? inter(nccl::kRing) : nccl::kHwLatency[intra_hw][ring][proto]);
+        return base(ring) +
+               (multi ? inter(nccl::kRing) : hw(intra_hw, ring));
       case Algorithm::automatic: break;
     }
     return 0;
   }
 
+  // The data one pipeline step of the algorithm holds: a protocol buffer for
+  // rings and trees; for NVLS and NVLSTree one chunk on every channel of
+  // every head (enqueue.cc: NCCL's concurrentOps x chunkSize, with its chunk
+  // shrunk for mid sizes).
+  double pipeline_unit(Algorithm a, int proto, double s) const {
+    if (a != Algorithm::nvls && a != Algorithm::nvlstree) return nccl::protocol_buffer(proto);
+    const double ops = static_cast<double>(nvls_channels_) * std::max(1, nvls_.heads);
+    return ops * nccl::nvls_chunk(a == Algorithm::nvlstree, l_.arch, l_.groups, l_.min_group, s, ops);
+  }
+
   double nvls_efficiency() const { return nccl::kNvlsEfficiency[static_cast<std::size_t>(l_.arch)]; }
+  bool amd() const { return l_.generation == Generation::cdna; }
+  std::size_t column() const { return static_cast<std::size_t>(nccl::nodes_column(l_.groups)); }
+
+  // What a ring or tree graph's channels take out of a group: one NIC per
+  // channel (NCCL spreads channels over NICs), at most all of them.
+  double graph_egress() const {
+    return std::min(l_.island_bw, std::min<double>(ring_.channels, l_.nics_min) * l_.nic_mean_min);
+  }
+  // NVLSTree's network tree runs through its heads' NICs.
+  double heads_egress() const {
+    return std::min(l_.island_bw, std::min<double>(nvls_.heads, l_.nics_min) * l_.nic_mean_min);
+  }
+  // The NVLS tier: the switch links at nvlsEfficiency, at most what NCCL's
+  // NVLS channels (CTAs) move. Across domains NCCL gives NVLS more channels
+  // (32 against 24 on one Blackwell domain), but NVLSTree's channels also run
+  // the network tree's sends and receives: the switch side moves no more
+  // than one domain's channels do, so spanning more domains never speeds it.
+  double nvls_bw() const {
+    const int one_domain = nccl::nvls_channels(l_.arch, 1, 0, 0);
+    return std::min(l_.switch_bw * nvls_efficiency(), std::min(nvls_channels_, one_domain) * nccl::kNvlsChannelBw);
+  }
 
  private:
   const Layout& l_;
   bool ramp_;
+  nccl::GraphEstimate ring_;
+  nccl::NvlsGraph nvls_;
+  int nvls_channels_ = 16;
 };
 
 // Prices a query on its layout into `out`: every supported algorithm and
-// protocol (or the requested algorithm's protocols), keeping the fastest.
-void price_layout(const Layout& layout, const CollectiveQuery& query, bool ramp, CollectiveCost& out) {
+// protocol (or the requested algorithm's protocols), choosing as NCCL's tuner
+// does (its own estimate) and timing the choice with the link model.
+void price_layout(const Layout& layout, const GraphEntry& graphs, const CollectiveQuery& query, bool ramp,
+                  CollectiveCost& out, bool candidates = true) {
   // Reset field by field: the tier and candidate arrays are only read up to
   // their counts, and clearing them would dominate the cost of small queries.
   out.latency_us = 0;
   out.time_us = 0;
+  out.outside_us = 0;
   out.algbw_gbps = 0;
   out.busbw_gbps = 0;
   out.reachable = true;
@@ -472,7 +639,7 @@ void price_layout(const Layout& layout, const CollectiveQuery& query, bool ramp,
   out.scale_up = layout.all_scale_up;
   out.generation = layout.generation;
   out.forced = query.algorithm != Algorithm::automatic;
-  Pricer pricer(layout, ramp);
+  Pricer pricer(layout, graphs, ramp);
   const double s = static_cast<double>(query.bytes);
 
   if (query.algorithm != Algorithm::automatic) {
@@ -489,54 +656,155 @@ void price_layout(const Layout& layout, const CollectiveQuery& query, bool ramp,
   }
 
   SmallList<Algorithm, 6> algorithms;
-  if (query.algorithm == Algorithm::automatic)
-    algorithms = pricer.automatic(query.op);
-  else
+  if (query.algorithm == Algorithm::automatic) {
+    for (Algorithm a : pricer.automatic(query.op))
+      if (query.allowed & algorithm_bit(a)) algorithms.push(a);
+    if (algorithms.count == 0)
+      throw InputError({}, fmt::format("none of the allowed algorithms implements {} on these ranks",
+                                       collective_name(query.op)));
+  } else {
     algorithms.push(query.algorithm);
+  }
 
+  // NCCL chooses by its own estimate, which needs no tiers; the link model
+  // times every candidate when they are listed, else only the choice (and
+  // the algorithms NCCL has no estimate for).
   TierList tiers{out.tier_data};
   Algorithm best_algorithm = algorithms.items[0];
-  double best = kInf;
-  Priced best_priced;
+  Protocol best_protocol = Protocol::simple;
+  double best_estimate = kInf, best_time = kInf, best_latency = 0;
+  std::size_t tiers_of = algorithms.count;  // whose tiers `tiers` holds
   bool have = false;
   for (std::size_t i = 0; i < algorithms.count; ++i) {
     const Algorithm a = algorithms.items[i];
-    pricer.tiers(a, query.op, s, tiers);
-    const double raw_us = tiers.time_us();
-    const double bus = raw_us > 0 ? s / (raw_us * 1e3) * pricer.nccl_norm(a, query.op) : 0;
-    const int channels = nccl::channels_for(bus, layout.arch, layout.groups > 1);
-    for (Protocol p : pricer.protocols(a)) {
-      const Priced priced = pricer.price(a, p, query.op, s, raw_us, channels);
-      if (out.candidate_count < kMaxCandidates) out.candidate_data[out.candidate_count++] = {a, p, priced.time_us};
-      if (!have || priced.time_us < best) {
+    double raw_us = -1;
+    for (Protocol p : pricer.protocols(a, query.op, query.bytes)) {
+      const double lat = pricer.latency(a, p, query.op, s);
+      double estimate = pricer.tuner_us(a, p, query.op, s, lat);
+      double time = -1;
+      if (candidates || estimate < 0) {
+        if (raw_us < 0) {
+          pricer.tiers(a, query.op, s, tiers);
+          raw_us = tiers.time_us();
+          tiers_of = i;
+        }
+        time = pricer.physical_us(a, p, query.op, s, raw_us, lat);
+        if (estimate < 0) estimate = time;
+      }
+      if (candidates && out.candidate_count < kMaxCandidates)
+        out.candidate_data[out.candidate_count++] = {a, p, time, estimate};
+      // Ties keep the first.
+      if (!have || estimate < best_estimate) {
         have = true;
-        best = priced.time_us;
-        best_priced = priced;
+        best_estimate = estimate;
+        best_time = time;
+        best_latency = lat;
         best_algorithm = a;
-        out.algorithm = a;
-        out.protocol = p;
+        best_protocol = p;
       }
     }
   }
-  // The winner's tiers again: cheaper than keeping every algorithm's.
-  if (best_algorithm != algorithms.items[algorithms.count - 1]) pricer.tiers(best_algorithm, query.op, s, tiers);
-  const TierList& chosen = tiers;
-  out.tier_count = chosen.count;
-  out.latency_us = best_priced.latency_us;
-  if (!(best < kInf)) {
+  if (!have)
+    throw InputError({}, fmt::format("algorithm '{}' has no protocol for {} B here: RCCL runs trees inside one "
+                                     "AMD node only with LL and LL128, which it keeps to small sizes",
+                                     algorithm_name(algorithms.items[0]), query.bytes));
+  out.algorithm = best_algorithm;
+  out.protocol = best_protocol;
+  out.latency_us = best_latency;
+  std::size_t best_index = 0;
+  while (algorithms.items[best_index] != best_algorithm) ++best_index;
+  if (tiers_of != best_index) pricer.tiers(best_algorithm, query.op, s, tiers);
+  out.tier_count = tiers.count;
+  if (best_time < 0) best_time = pricer.physical_us(best_algorithm, best_protocol, query.op, s, tiers.time_us(), best_latency);
+  Priced best_priced;
+  best_priced.time_us = best_time;
+  best_priced.latency_us = best_latency;
+  // What the choice would cost if leaving the groups were free: its inside
+  // tiers, no network latency.
+  double inside_us = 0;
+  if (layout.groups > 1 && best_priced.time_us < kInf) {
+    const double lat = pricer.latency(best_algorithm, best_protocol, query.op, s, true);
+    inside_us = pricer.physical_us(best_algorithm, best_protocol, query.op, s, tiers.time_us(true), lat, true);
+  }
+  if (!(best_priced.time_us < kInf)) {
     out.reachable = false;
     out.time_us = kInf;
     for (std::uint32_t i = 0; i < out.tier_count; ++i)
       if (!(out.tier_data[i].time_us < kInf)) out.bottleneck = i;
     return;
   }
-  out.time_us = best;
-  out.algbw_gbps = s / (best * 1e3);
+  out.time_us = best_priced.time_us;
+  if (layout.groups > 1) out.outside_us = std::max(0.0, out.time_us - std::min(inside_us, out.time_us));
+  out.algbw_gbps = s / (out.time_us * 1e3);
   out.busbw_gbps = out.algbw_gbps * bus_factor(query.op, layout.n);
-  if (out.time_us - out.latency_us > out.latency_us) out.bottleneck = chosen.worst();
+  if (out.time_us - out.latency_us > out.latency_us) out.bottleneck = tiers.worst();
+}
+
+// Copies a result without its candidates (none are listed without them).
+void copy_result(const CollectiveCost& from, CollectiveCost& to) {
+  to.op = from.op;
+  to.bytes = from.bytes;
+  to.ranks = from.ranks;
+  to.islands = from.islands;
+  to.nodes = from.nodes;
+  to.generation = from.generation;
+  to.algorithm = from.algorithm;
+  to.protocol = from.protocol;
+  to.forced = from.forced;
+  to.reachable = from.reachable;
+  to.scale_up = from.scale_up;
+  to.time_us = from.time_us;
+  to.latency_us = from.latency_us;
+  to.outside_us = from.outside_us;
+  to.algbw_gbps = from.algbw_gbps;
+  to.busbw_gbps = from.busbw_gbps;
+  to.bottleneck = from.bottleneck;
+  to.tier_count = from.tier_count;
+  std::copy_n(from.tier_data.begin(), from.tier_count, to.tier_data.begin());
+  to.candidate_count = 0;
+}
+
+// price_layout without candidates, for the groups of a step, which are mostly
+// alike: a query whose layout has the figures of the last one (wherever its
+// ranks lie) and the same operation costs the same. Only where its tiers lie
+// is worked out again.
+void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query, bool ramp,
+                        CollectiveCost& out) {
+  auto& m = s.memo;
+  if (m.valid && m.op == query.op && m.bytes == query.bytes && m.algorithm == query.algorithm &&
+      m.allowed == query.allowed && same_figures(layout, m.layout)) {
+    copy_result(m.cost, out);
+    if (out.tier_count > 0) {
+      TierList tiers{out.tier_data};
+      Pricer(layout, m.graphs, ramp).tiers(out.algorithm, query.op, static_cast<double>(query.bytes), tiers);
+    }
+    return;
+  }
+  m.valid = false;
+  m.graphs = graphs_of(s, layout);
+  price_layout(layout, m.graphs, query, ramp, out, false);
+  m.layout = layout;
+  std::copy_n(layout.levels, layout.level_count, m.levels.begin());
+  m.layout.levels = m.levels.data();
+  m.op = query.op;
+  m.bytes = query.bytes;
+  m.algorithm = query.algorithm;
+  m.allowed = query.allowed;
+  copy_result(out, m.cost);
+  m.valid = true;
+}
+
+void price_query(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query, bool ramp,
+                 CollectiveCost& out, bool candidates) {
+  if (candidates)
+    price_layout(layout, graphs_of(s, layout), query, ramp, out, true);
+  else
+    price_layout_alike(s, layout, query, ramp, out);
 }
 
 }  // namespace
+
+bool is_outside(Tier tier) { return tier == Tier::nic || tier == Tier::island || tier == Tier::level; }
 
 std::string_view tier_name(Tier tier) {
   switch (tier) {
@@ -560,7 +828,7 @@ CollectiveCost CostModel::collective(const CollectiveQuery& query) const {
   if (query.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   CollectiveCost out;
-  price_layout(layout, query, options_.size_efficiency, out);
+  price_layout(layout, graphs_of(*scratch_, layout), query, options_.size_efficiency, out);
   return out;
 }
 
@@ -573,7 +841,7 @@ std::vector<CollectiveCost> CostModel::sweep(const CollectiveQuery& query, std::
   CollectiveQuery q = query;
   for (std::uint64_t size = from; size <= to; size *= 2) {
     q.bytes = size;
-    price_layout(layout, q, options_.size_efficiency, out.emplace_back());
+    price_layout(layout, graphs_of(*scratch_, layout), q, options_.size_efficiency, out.emplace_back());
     if (size > to / 2) break;
   }
   return out;
@@ -581,30 +849,69 @@ std::vector<CollectiveCost> CostModel::sweep(const CollectiveQuery& query, std::
 
 void CostModel::concurrent(std::span<const CollectiveQuery> queries,
                            const std::function<void(std::size_t, const CollectiveCost&)>& result) const {
+  price_concurrent(queries, result, true);
+}
+
+void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
+                                 const std::function<void(std::size_t, const CollectiveCost&)>& result,
+                                 bool candidates) const {
   Scratch& s = *scratch_;
   CollectiveCost cost;
-  // Pass 1: every query's flows out of every domain, summed. Queries that
-  // leave no domain share nothing and are priced at once.
+  // Pass 1: every query's flows out of every domain. Queries that leave no
+  // domain share nothing and are priced at once.
   s.begin_totals();
   s.pending.clear();
+  s.shares.clear();
   for (std::size_t i = 0; i < queries.size(); ++i) {
     const CollectiveQuery& q = queries[i];
     if (q.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
     const Layout& layout = analyse(s, fabric_, q.ranks, family_of(q.op), nullptr);
     if (s.weights.empty()) {
-      price_layout(layout, q, options_.size_efficiency, cost);
+      price_query(s, layout, q, options_.size_efficiency, cost, candidates);
       result(i, cost);
       continue;
     }
-    s.add_weights_to_totals();
+    const auto index = static_cast<std::uint32_t>(s.pending.size());
+    for (const auto& [domain, flows] : s.weights)
+      s.shares.push_back({domain, index, flows, flows * static_cast<double>(q.bytes), 0});
     s.pending.push_back(i);
   }
+  // Processor sharing of every domain's egress: flows share it equally while
+  // they run, so a query that pushes x bytes through a domain finishes after
+  // sum_j min(x, x_j) bytes have gone through: it is slowed in proportion to
+  // what the others push while it runs, not by their number. As a share of
+  // its flows: total = sum_j min(x, x_j) / (x / flows).
+  std::sort(s.shares.begin(), s.shares.end(), [](const Scratch::Share& a, const Scratch::Share& b) {
+    return a.domain != b.domain ? a.domain < b.domain : a.bytes != b.bytes ? a.bytes < b.bytes : a.query < b.query;
+  });
+  for (std::size_t begin = 0; begin < s.shares.size();) {
+    std::size_t end = begin;
+    while (end < s.shares.size() && s.shares[end].domain == s.shares[begin].domain) ++end;
+    double smaller = 0;
+    for (std::size_t k = begin; k < end; ++k) {
+      Scratch::Share& sh = s.shares[k];
+      const double pushed = smaller + static_cast<double>(end - k) * sh.bytes;
+      sh.total = sh.bytes > 0 ? pushed / (sh.bytes / sh.flows) : sh.flows;
+      smaller += sh.bytes;
+    }
+    begin = end;
+  }
+  std::stable_sort(s.shares.begin(), s.shares.end(),
+                   [](const Scratch::Share& a, const Scratch::Share& b) { return a.query < b.query; });
   // Pass 2: price the others with their share of every domain's egress.
-  for (std::size_t i : s.pending) {
-    const CollectiveQuery& q = queries[i];
+  std::size_t next = 0;
+  for (std::uint32_t k = 0; k < s.pending.size(); ++k) {
+    const std::size_t first = next;
+    for (; next < s.shares.size() && s.shares[next].query == k; ++next) {
+      const DomainId d = s.shares[next].domain;
+      if (s.totals[d] == 0) s.totals_touched.push_back(d);
+      s.totals[d] = s.shares[next].total;
+    }
+    const CollectiveQuery& q = queries[s.pending[k]];
     const Layout& layout = analyse(s, fabric_, q.ranks, family_of(q.op), &s.totals);
-    price_layout(layout, q, options_.size_efficiency, cost);
-    result(i, cost);
+    price_query(s, layout, q, options_.size_efficiency, cost, candidates);
+    result(s.pending[k], cost);
+    for (std::size_t m = first; m < next; ++m) s.totals[s.shares[m].domain] = 0;
   }
   s.end_totals();
 }

@@ -25,6 +25,12 @@ std::string plural(std::uint32_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
+bool outside(const TierCost& t) { return is_outside(t.tier); }
+
+double outside_share(const CollectiveCost& c) {
+  return c.time_us > 0 && std::isfinite(c.time_us) ? c.outside_us / c.time_us : 0.0;
+}
+
 std::string scope(const CostModel& model, const CollectiveCost& c) {
   const char* kind = c.generation == Generation::lpu ? "LPU" : "GPU";
   if (!c.scale_up)
@@ -50,6 +56,8 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
   j.field("reachable", c.reachable);
   j.field("time_us", c.time_us, 3);
   j.field("latency_us", c.latency_us, 3);
+  j.field("outside_us", c.outside_us, 3);
+  j.field("outside_share", outside_share(c), 4);
   j.field("algbw_gbps", c.algbw_gbps, 3);
   j.field("busbw_gbps", c.busbw_gbps, 3);
   j.field("bottleneck", bottleneck_text(model, c));
@@ -59,6 +67,7 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
     j.field("tier", tier_label(t, tier));
     j.field("where", tier_where(t, model.fabric(), tier));
     j.field("phase", static_cast<unsigned>(tier.phase));
+    j.field("outside", outside(tier));
     j.field("bytes", tier.bytes, 0);
     j.field("bandwidth_gbps", tier.bandwidth, 3);
     j.field("time_us", tier.time_us, 3);
@@ -71,6 +80,7 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
     j.field("algorithm", algorithm_name(cand.algorithm));
     j.field("protocol", protocol_name(cand.protocol));
     j.field("time_us", cand.time_us, 3);
+    j.field("nccl_estimate_us", cand.tuner_us, 3);
     j.end_object();
   }
   j.end_array();
@@ -131,22 +141,27 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
   fmt::print(out, "  algbw       {} GB/s\n", fixed(c.algbw_gbps, 2));
   fmt::print(out, "  busbw       {} GB/s\n", fixed(c.busbw_gbps, 2));
   fmt::print(out, "  bottleneck  {}\n", bottleneck_text(model, c));
+  if (c.islands > 1)
+    fmt::print(out, "  outside     {} us ({:.1f}% of the time) leaving the {} {}\n", fixed(c.outside_us, 3),
+               100 * outside_share(c), c.islands, c.scale_up ? "scale-up islands" : "nodes");
   if (c.tier_count > 0) {
-    fmt::print(out, "\n  {:<16} {:<24} {:>16} {:>10} {:>12}\n", "tier", "where", "bytes", "GB/s", "time us");
+    fmt::print(out, "\n  {:<16} {:<24} {:>16} {:>10} {:>12}  {}\n", "tier", "where", "bytes", "GB/s", "time us",
+               "side");
     for (const TierCost& tier : c.tiers()) {
       std::string label = tier_label(t, tier);
       if (tier.phase > 0 || c.algorithm == Algorithm::hierarchical) label += fmt::format(" [{}]", tier.phase + 1);
-      fmt::print(out, "  {:<16} {:<24} {:>16} {:>10} {:>12}\n", label, tier_where(t, model.fabric(), tier),
-                 fixed(tier.bytes, 0), fixed(tier.bandwidth, 2), fixed(tier.time_us, 3));
+      fmt::print(out, "  {:<16} {:<24} {:>16} {:>10} {:>12}  {}\n", label, tier_where(t, model.fabric(), tier),
+                 fixed(tier.bytes, 0), fixed(tier.bandwidth, 2), fixed(tier.time_us, 3),
+                 outside(tier) ? "outside" : "inside");
     }
   }
   if (c.candidate_count > 0) {
-    fmt::print(out, "\n  {:<24} {:>12}\n", "candidate", "time us");
+    fmt::print(out, "\n  {:<24} {:>12} {:>16}\n", "candidate", "time us", "NCCL's estimate");
     for (const Candidate& cand : c.candidates()) {
       const bool chosen = cand.algorithm == c.algorithm && cand.protocol == c.protocol;
-      fmt::print(out, "  {:<24} {:>12}{}\n",
+      fmt::print(out, "  {:<24} {:>12} {:>16}{}\n",
                  fmt::format("{}/{}", algorithm_name(cand.algorithm), protocol_name(cand.protocol)),
-                 fixed(cand.time_us, 3), chosen ? "  *" : "");
+                 fixed(cand.time_us, 3), fixed(cand.tuner_us, 3), chosen ? "  *" : "");
     }
   }
 }
@@ -161,11 +176,98 @@ void write_sweep_text(std::ostream& out, const CostModel& model, std::span<const
   const CollectiveCost& first = sweep.front();
   fmt::print(out, "{} on {}{}\n", collective_name(first.op), scope(model, first),
              first.forced ? fmt::format(", algorithm {}", algorithm_name(first.algorithm)) : "");
-  fmt::print(out, "{:>14} {:>14} {:>11} {:>11}  {:<20} {}\n", "size (B)", "time (us)", "algbw GB/s", "busbw GB/s",
-             "algorithm", "bottleneck");
+  fmt::print(out, "{:>14} {:>14} {:>11} {:>11} {:>8}  {:<20} {}\n", "size (B)", "time (us)", "algbw GB/s",
+             "busbw GB/s", "outside", "algorithm", "bottleneck");
   for (const CollectiveCost& c : sweep)
-    fmt::print(out, "{:>14} {:>14} {:>11} {:>11}  {:<20} {}\n", c.bytes, c.reachable ? fixed(c.time_us, 3) : "unreachable",
-               fixed(c.algbw_gbps, 2), fixed(c.busbw_gbps, 2), method(c), bottleneck_text(model, c));
+    fmt::print(out, "{:>14} {:>14} {:>11} {:>11} {:>7}%  {:<20} {}\n", c.bytes,
+               c.reachable ? fixed(c.time_us, 3) : "unreachable", fixed(c.algbw_gbps, 2), fixed(c.busbw_gbps, 2),
+               fixed(100 * outside_share(c), 1), method(c), bottleneck_text(model, c));
+}
+
+std::string step_part_tier(const Topology& topology, const StepPart& part) {
+  if (!part.reachable) return "unreachable";
+  if (part.latency_bound) return "latency";
+  TierCost t;
+  t.tier = part.tier;
+  t.level = part.level;
+  t.nvls = part.tier == Tier::scale_up && (part.algorithm == Algorithm::nvls || part.algorithm == Algorithm::nvlstree);
+  return tier_label(topology, t);
+}
+
+std::string step_part_text(const Topology& topology, const StepPart& part) {
+  std::string out = fmt::format("{} ({}/{}), {} ranks in {}", step_part_tier(topology, part),
+                                algorithm_name(part.algorithm), protocol_name(part.protocol), part.ranks,
+                                plural(part.islands, "island"));
+  if (part.seconds > 0 && part.outside_seconds > 0)
+    out += fmt::format(", {:.0f}% outside", 100 * part.outside_seconds / part.seconds);
+  return out;
+}
+
+namespace {
+
+std::string seconds_text(double s) {
+  if (!std::isfinite(s)) return "unreachable";
+  if (s >= 1) return fmt::format("{:.3f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
+  return fmt::format("{:.1f} us", s * 1e6);
+}
+
+}  // namespace
+
+void write_step_parts_json(JsonWriter& j, const Topology& topology, const StepCost& step) {
+  j.begin_array();
+  for (std::size_t k = 0; k < kStepKinds; ++k) {
+    const StepPart& part = step.parts[k];
+    if (part.groups == 0) continue;
+    j.begin_object();
+    j.field("kind", step_kind_name(static_cast<StepKind>(k)));
+    j.key("seconds");
+    if (std::isfinite(part.seconds)) j.value(part.seconds, 9); else j.null();
+    j.field("outside_seconds", part.outside_seconds, 9);
+    j.field("groups", part.groups);
+    j.field("ranks", part.ranks);
+    j.field("islands", part.islands);
+    j.field("collective", collective_name(part.op));
+    j.field("algorithm", algorithm_name(part.algorithm));
+    j.field("protocol", protocol_name(part.protocol));
+    j.field("tier", step_part_tier(topology, part));
+    j.end_object();
+  }
+  j.end_array();
+}
+
+void write_step_text(std::ostream& out, const Topology& topology, std::string_view job, const Parallelism& par,
+                     const StepCost& step) {
+  fmt::print(out, "step of {} on {} (tp {} x pp {} x dp {}, ep {}): {} of communication", job, topology.name(), par.tp,
+             par.pp, par.dp, par.ep, seconds_text(step.seconds()));
+  if (step.outside_seconds() > 0 && step.seconds() > 0)
+    fmt::print(out, ", {} ({:.1f}%) outside the scale-up islands", seconds_text(step.outside_seconds()),
+               100 * step.outside_seconds() / step.seconds());
+  fmt::print(out, "\n\n  {:<4} {:>12} {:>12} {:>7}  {}\n", "kind", "per step", "outside", "groups", "where the slowest group runs");
+  for (std::size_t k = 0; k < kStepKinds; ++k) {
+    const StepPart& part = step.parts[k];
+    if (part.groups == 0) continue;
+    fmt::print(out, "  {:<4} {:>12} {:>12} {:>7}  {}\n", step_kind_name(static_cast<StepKind>(k)),
+               seconds_text(part.seconds), seconds_text(part.outside_seconds), part.groups,
+               step_part_text(topology, part));
+  }
+}
+
+void write_step_json(std::ostream& out, const Topology& topology, std::string_view job, const Parallelism& par,
+                     const StepCost& step) {
+  JsonWriter j(out);
+  j.begin_object();
+  j.field("job", job);
+  j.field("topology", topology.name());
+  j.key("parallelism").begin_object();
+  j.field("tp", par.tp).field("pp", par.pp).field("dp", par.dp).field("ep", par.ep);
+  j.end_object();
+  j.key("step_seconds");
+  if (std::isfinite(step.seconds())) j.value(step.seconds(), 9); else j.null();
+  j.field("outside_seconds", step.outside_seconds(), 9);
+  j.key("parts");
+  write_step_parts_json(j, topology, step);
+  j.end_object();
 }
 
 void write_sweep_json(std::ostream& out, const CostModel& model, std::span<const CollectiveCost> sweep) {

@@ -1,6 +1,8 @@
 #include "topoplan/cost/nccl_tuning.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 
 namespace topoplan::nccl {
@@ -41,6 +43,152 @@ double link_efficiency(const LinkType& type) {
   return 1.0;
 }
 
+namespace {
 
+// search.cc (hardware.md 1.3).
+constexpr std::array<double, 13> kSpeedIntra = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+constexpr std::array<double, 19> kSpeedInter = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9,
+                                                7,  6,  5,  4,  3,  2.4, 1.2, 0.24, 0.12};
+constexpr std::array<double, 11> kSm90Intra = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+constexpr std::array<double, 17> kSm90Inter = {48, 45, 42, 40, 30, 24, 22, 20, 17.5,
+                                               15, 12, 6,  3,  2.4, 1.2, 0.24, 0.12};
+constexpr std::array<double, 12> kSm100Intra = {90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
+constexpr std::array<double, 20> kSm100Inter = {96, 86, 80, 48, 45.1, 42, 40, 30, 24, 22,
+                                                20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
+
+constexpr double kEps = 1e-9;
+
+}  // namespace
+
+std::span<const double> search_speeds(int arch, bool inter) {
+  if (arch >= 3) return inter ? std::span<const double>(kSm100Inter) : std::span<const double>(kSm100Intra);
+  if (arch == 2) return inter ? std::span<const double>(kSm90Inter) : std::span<const double>(kSm90Intra);
+  return inter ? std::span<const double>(kSpeedInter) : std::span<const double>(kSpeedIntra);
+}
+
+GraphEstimate ring_graph(int arch, bool inter, double local_bw, double nic_bw, int nics) {
+  GraphEstimate best;
+  if (!(local_bw > 0)) return best;
+  for (double s : search_speeds(arch, inter)) {
+    int channels = std::min(kMaxRingChannels, static_cast<int>(std::floor(local_bw / s + kEps)));
+    if (inter) {
+      const int per_nic = nic_bw > 0 ? static_cast<int>(std::floor(nic_bw / s + kEps)) : 0;
+      channels = std::min(channels, std::max(0, nics) * per_nic);
+    }
+    if (channels < 1) continue;
+    if (channels * s > best.total() + kEps) best = {channels, s};
+  }
+  if (best.speed == 0) {
+    // Nothing fits: NCCL falls back to one channel of the link's speed.
+    best = {1, inter && nic_bw > 0 ? std::min(local_bw, nic_bw) : local_bw};
+    return best;
+  }
+  if (best.speed >= 25 && (arch < 2 || best.speed >= 50 || best.channels <= 4)) {
+    best.channels = std::min(2 * best.channels, kMaxChannels);
+    best.speed /= 2;
+  }
+  return best;
+}
+
+NvlsGraph nvls_graph(int arch, bool inter, int gpus, double switch_bw, double nic_bw, int nics) {
+  NvlsGraph g;
+  const std::span<const double> speeds = search_speeds(arch, inter);
+  const int max_heads = std::min(kMaxNvlsArity, gpus);
+  if (max_heads < 1 || !(switch_bw > 0)) return g;
+  if (!inter) {
+    // One node: exactly max_heads heads (minChannels = maxChannels).
+    for (double s : speeds)
+      if ((max_heads + 1) * s <= switch_bw + kEps) {
+        g.heads = max_heads;
+        g.intra = s;
+        break;
+      }
+  } else {
+    for (double s : speeds) {
+      if (s > nic_bw + kEps) continue;
+      const int heads = std::min({max_heads, nics, static_cast<int>(std::floor(switch_bw / s + kEps)) - 1});
+      if (heads < 1) continue;
+      if (heads * s > g.heads * g.intra + kEps) {
+        g.heads = heads;
+        g.intra = s;
+      }
+    }
+  }
+  if (g.heads == 0) return g;
+  // Pass 2: raise the inter speed while it is below twice the intra speed.
+  g.inter = g.intra;
+  for (auto it = speeds.rbegin(); it != speeds.rend(); ++it) {
+    const double s = *it;
+    if (s <= g.inter + kEps) continue;
+    if (g.inter >= 2 * g.intra - kEps) break;
+    if (inter && s > nic_bw + kEps) break;
+    g.inter = s;
+  }
+  return g;
+}
+
+int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t ppn) {
+  if (arch < 3) return 16;
+  if (nodes <= 1) return 24;
+  if (nodes == 2 && nic_bw >= 48) return 32;
+  if (nic_bw >= 96) return ppn <= 8 ? 24 : 32;
+  if (nic_bw >= 48) return 24;
+  return 32;
+}
+
+double tree_traffic(std::uint32_t nodes) {
+  if (nodes <= 1) return 0;
+  if (nodes == 2) return 1.0;
+  if (nodes == 3) return 1.5;
+  return 2.0;
+}
+
+double tree_depth(std::uint32_t ppn, std::uint32_t nodes) {
+  const double chain = ppn > 0 ? ppn - 1.0 : 0.0;
+  // ceil(log2(nodes)) for nodes >= 2
+  const double levels = nodes > 1 ? static_cast<double>(std::bit_width(nodes - 1)) : 0.0;
+  return 2 * (chain + levels);
+}
+
+double tree_chunk(int proto) {
+  const double step = protocol_buffer(proto) / 8;  // NCCL_STEPS
+  if (proto == kLL) return step / 2;
+  if (proto == kLL128) return step * 120 / 128;
+  return step;
+}
+
+double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn) {
+  if (arch >= 3 && nodes == 2 && ppn <= 4) return 256.0 * 1024;
+  if (nodes >= 4) return 64.0 * 1024;
+  return 128.0 * 1024;
+}
+
+double nvls_chunk(bool tree, int arch, std::uint32_t nodes, std::uint32_t ppn, double bytes, double ops) {
+  double chunk = tree ? nvlstree_chunk(arch, nodes, ppn) : 128.0 * 1024;
+  if (tree) {
+    if (bytes < 32 * ops * chunk && chunk > 262144) chunk = 262144;
+    if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;
+    if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
+    if (bytes < 1 * ops * chunk && chunk > 32768) chunk = 32768;
+  } else {
+    if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
+    if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
+    if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+  }
+  return chunk;
+}
 
 }  // namespace topoplan::nccl
+
+namespace topoplan::rccl {
+
+ProtocolRange protocol_range(Collective op) {
+  switch (op) {
+    case Collective::allreduce: return {1048576, 9437184};
+    case Collective::allgather: return {98304, 5046272};
+    case Collective::reducescatter: return {655360, 3211264};
+    default: return {};
+  }
+}
+
+}  // namespace topoplan::rccl

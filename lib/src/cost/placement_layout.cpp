@@ -1,6 +1,7 @@
 #include "cost/placement_layout.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 #include <fmt/format.h>
@@ -97,13 +98,6 @@ std::uint32_t CostModel::Scratch::next_stamp() {
 
 void CostModel::Scratch::begin_totals() { end_totals(); }
 
-void CostModel::Scratch::add_weights_to_totals() {
-  for (const auto& [domain, weight] : weights) {
-    if (totals[domain] == 0) totals_touched.push_back(domain);
-    totals[domain] += weight;
-  }
-}
-
 void CostModel::Scratch::end_totals() {
   for (DomainId d : totals_touched) totals[d] = 0;
   totals_touched.clear();
@@ -168,6 +162,7 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
     ++g.size;
     g.nic_sum += a.nic_bw;
     g.pcie_sum += a.pcie_bw;
+    if (a.nic_bw > 0) ++g.nic_ranks;
     if (a.socket != kNone && g.socket != kNone && a.socket != g.socket) g.multi_socket = true;
     if (s.node_stamp[a.node] != group_stamp) {
       s.node_stamp[a.node] = group_stamp;
@@ -267,8 +262,14 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
   // Groups: sockets, egress.
   l.socket_bw = kInf;
   l.island_bw = kInf;
+  l.nic_mean_min = kInf;
+  l.nics_min = std::numeric_limits<std::uint32_t>::max();
   double a2a_island = -1;
   for (const auto& g : s.groups) {
+    const std::uint32_t off_ranks = via_pcie ? g.size : g.nic_ranks;
+    const double off_sum = via_pcie ? g.pcie_sum : g.nic_sum;
+    l.nics_min = std::min(l.nics_min, off_ranks);
+    l.nic_mean_min = std::min(l.nic_mean_min, off_ranks > 0 ? off_sum / off_ranks : 0.0);
     if (g.island == kNone && g.multi_socket && g.size > 1) {
       const double bw = fabric.node(g.node).socket_bw;
       if (bw > 0 && bw < l.socket_bw) {
@@ -295,6 +296,8 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
   }
   if (!(l.socket_bw < kInf)) l.socket_bw = 0;
   if (!(l.island_bw < kInf)) l.island_bw = 0;
+  if (!(l.nic_mean_min < kInf)) l.nic_mean_min = 0;
+  if (s.groups.empty()) l.nics_min = 0;
   if (l.island_where != kNone) l.island_level = t.domain(l.island_where).level;
 
   // Sendrecv: rank r sends to rank r+1 (nccl-tests' sendrecv ring).
@@ -413,7 +416,9 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
     if (fabric.node(g.node).vendor == CpuVendor::amd) l.amd_host = true;
   // LL128: Volta..Blackwell over NVLink; across nodes only when the GPU-NIC
   // path stays below the CPU (tuning.cc: typeIntra <= NVB, typeInter <= PXN).
-  l.ll128 = age(l.generation) <= 3 && l.all_scale_up && nvlink && (l.groups == 1 || !nic_through_cpu);
+  // RCCL enables LL128 on MI300X hives (its rome model options: ll128Enabled=1).
+  l.ll128 = (age(l.generation) <= 3 && l.all_scale_up && nvlink && (l.groups == 1 || !nic_through_cpu)) ||
+            (l.generation == Generation::cdna && l.all_scale_up);
 
   // LPU chains: hop latencies between consecutive ranks.
   if (l.lpu && ranks.size() > 1) {
@@ -430,6 +435,80 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
     for (std::size_t k = 0; k < m; ++k) l.lpu_step_us = std::max(l.lpu_step_us, hops(folded(k), folded((k + 1) % m)));
   }
   return l;
+}
+
+namespace {
+bool placed_alike(std::uint32_t a, std::uint32_t b) { return (a == kNone) == (b == kNone); }
+
+bool same_level(const LevelLoad& a, const LevelLoad& b) {
+  return a.level == b.level && a.ring_cap == b.ring_cap && a.ring_crossings == b.ring_crossings &&
+         a.a2a_factor == b.a2a_factor && a.a2a_cap == b.a2a_cap && a.p2p_cap == b.p2p_cap &&
+         a.p2p_flows == b.p2p_flows && placed_alike(a.ring_where, b.ring_where) &&
+         placed_alike(a.a2a_where, b.a2a_where) && placed_alike(a.p2p_where, b.p2p_where);
+}
+}  // namespace
+
+// A field added to Layout or LevelLoad must be compared here (the sizes below
+// are a reminder; update them with the comparison).
+static_assert(sizeof(LevelLoad) == 80 && sizeof(Layout) == 288, "compare the new field in same_figures");
+
+bool same_figures(const Layout& a, const Layout& b) {
+  if (!(a.n == b.n && a.groups == b.groups && a.nodes == b.nodes && a.single_node == b.single_node &&
+        a.generation == b.generation && a.arch == b.arch && a.lpu == b.lpu && a.all_scale_up == b.all_scale_up &&
+        a.all_switched == b.all_switched && a.ll128 == b.ll128 && a.amd_host == b.amd_host &&
+        a.arm_host == b.arm_host && a.max_group == b.max_group && a.min_group == b.min_group &&
+        a.local_bw == b.local_bw && a.local_pcie == b.local_pcie && a.switch_bw == b.switch_bw &&
+        a.nic_bw == b.nic_bw && a.socket_bw == b.socket_bw && a.island_bw == b.island_bw &&
+        a.island_level == b.island_level && a.nics_min == b.nics_min && a.nic_mean_min == b.nic_mean_min &&
+        a.a2a_local_factor == b.a2a_local_factor && a.a2a_local_bw == b.a2a_local_bw &&
+        a.a2a_fwd_factor == b.a2a_fwd_factor && a.a2a_fwd_bw == b.a2a_fwd_bw &&
+        a.a2a_nic_factor == b.a2a_nic_factor && a.a2a_nic_bw == b.a2a_nic_bw &&
+        a.a2a_island_factor == b.a2a_island_factor && a.a2a_island_bw == b.a2a_island_bw &&
+        a.pair_bw == b.pair_bw && a.pair_tier == b.pair_tier && a.level_count == b.level_count &&
+        a.route_latency == b.route_latency && a.lpu_step_us == b.lpu_step_us && a.lpu_chain_us == b.lpu_chain_us))
+    return false;
+  if (!(placed_alike(a.local_where, b.local_where) && placed_alike(a.switch_where, b.switch_where) &&
+        placed_alike(a.nic_where, b.nic_where) && placed_alike(a.socket_where, b.socket_where) &&
+        placed_alike(a.island_where, b.island_where) && placed_alike(a.a2a_local_where, b.a2a_local_where) &&
+        placed_alike(a.a2a_fwd_where, b.a2a_fwd_where) && placed_alike(a.a2a_nic_where, b.a2a_nic_where) &&
+        placed_alike(a.a2a_island_where, b.a2a_island_where) && placed_alike(a.pair_where, b.pair_where)))
+    return false;
+  for (std::uint32_t i = 0; i < a.level_count; ++i)
+    if (!same_level(a.levels[i], b.levels[i])) return false;
+  return true;
+}
+
+const GraphEntry& graphs_of(CostModel::Scratch& s, const Layout& l) {
+  const bool inter = l.groups > 1;
+  // A group of one GPU puts no GPU-side limit on a ring's channels.
+  const double local = l.max_group > 1 ? l.local_bw : std::numeric_limits<double>::max();
+  auto same = [&](const GraphEntry& e) {
+    return e.valid && e.arch == l.arch && e.inter == inter && e.local_bw == local && e.nic_bw == l.nic_bw &&
+           e.nic_mean == l.nic_mean_min && e.switch_bw == l.switch_bw && e.nics == l.nics_min &&
+           e.ppn == l.min_group && e.groups == l.groups;
+  };
+  auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  const std::uint64_t h = (bits(local) * 0x9e3779b97f4a7c15ull) ^ (bits(l.nic_bw) * 0xc2b2ae3d27d4eb4full) ^
+                          (bits(l.switch_bw) >> 7) ^ (std::uint64_t{l.nics_min} * 7919u) ^
+                          (std::uint64_t{l.min_group} * 104729u) ^ (static_cast<std::uint64_t>(l.arch) << 3) ^
+                          (std::uint64_t{l.groups} * 15485863u);
+  GraphEntry& e = s.graphs[h % s.graphs.size()];
+  if (same(e)) return e;
+  e.arch = l.arch;
+  e.inter = inter;
+  e.local_bw = local;
+  e.nic_bw = l.nic_bw;
+  e.nic_mean = l.nic_mean_min;
+  e.switch_bw = l.switch_bw;
+  e.nics = l.nics_min;
+  e.ppn = l.min_group;
+  e.groups = l.groups;
+  e.ring = nccl::ring_graph(l.arch, inter, local, l.nic_bw, static_cast<int>(l.nics_min));
+  e.nvls = nccl::nvls_graph(l.arch, inter, static_cast<int>(l.min_group), l.switch_bw, l.nic_mean_min,
+                            static_cast<int>(l.nics_min));
+  e.nvls_channels = nccl::nvls_channels(l.arch, l.groups, l.nic_mean_min, l.min_group);
+  e.valid = true;
+  return e;
 }
 
 }  // namespace topoplan

@@ -12,6 +12,7 @@
 #include "topoplan/cost/collective.hpp"
 #include "topoplan/cost/cost_model.hpp"
 #include "topoplan/cost/fabric_profile.hpp"
+#include "topoplan/cost/nccl_tuning.hpp"
 
 namespace topoplan {
 
@@ -74,6 +75,10 @@ struct Layout {
   double island_bw = 0;
   DomainId island_where = kNone;
   LevelIndex island_level = 0;
+  // The NICs a graph can use: the fewest ranks with a NIC (PCIe link for
+  // groups inside one node) in a group, and the lowest mean share among groups.
+  std::uint32_t nics_min = 0;
+  double nic_mean_min = 0;
 
   // All-to-all, per tier the worst (bytes per byte of size, GB/s).
   double a2a_local_factor = 0, a2a_local_bw = 0;
@@ -98,6 +103,21 @@ struct Layout {
   double lpu_chain_us = 0;      // LPU: along the whole chain of ranks
 };
 
+/// NCCL's graphs for one set of layout figures (nccl_tuning.hpp), memoised:
+/// most queries of a plan or a step repeat them.
+struct GraphEntry {
+  // The inputs.
+  int arch = -1;
+  bool inter = false;
+  double local_bw = 0, nic_bw = 0, nic_mean = 0, switch_bw = 0;
+  std::uint32_t nics = 0, ppn = 0, groups = 0;
+  // The outputs.
+  nccl::GraphEstimate ring;
+  nccl::NvlsGraph nvls;
+  int nvls_channels = 0;
+  bool valid = false;
+};
+
 /// Reusable per-model buffers, sized for one topology.
 struct CostModel::Scratch {
   explicit Scratch(const FabricProfile& fabric);
@@ -112,6 +132,7 @@ struct CostModel::Scratch {
     DeviceId socket = kNone;
     double nic_sum = 0;
     double pcie_sum = 0;
+    std::uint32_t nic_ranks = 0;  // ranks with a NIC share of their own
   };
   struct DomainLoad {
     std::uint32_t ranks = 0;
@@ -122,7 +143,6 @@ struct CostModel::Scratch {
 
   std::uint32_t next_stamp();
   void begin_totals();
-  void add_weights_to_totals();
   void end_totals();
 
   std::uint32_t stamp = 0;
@@ -138,8 +158,17 @@ struct CostModel::Scratch {
   std::vector<double> rank_local;
   std::vector<Group> groups;
   std::vector<DomainId> group_anc;
-  // Contention: this query's weight per domain, and the sum over queries.
+  // Contention: this query's weight (flows) per domain; every query's flows
+  // and bytes per shared domain; and the totals analyse() reads, set per query.
   std::vector<std::pair<DomainId, double>> weights;
+  struct Share {
+    DomainId domain = kNone;
+    std::uint32_t query = 0;  // index into pending
+    double flows = 0;         // the query's weight in the domain
+    double bytes = 0;         // flows x the query's size: what it pushes through
+    double total = 0;         // the flows the domain's egress is divided by for this query
+  };
+  std::vector<Share> shares;
   std::vector<double> totals;
   std::vector<DomainId> totals_touched;
   std::vector<std::size_t> pending;         // queries that wait for pass 2
@@ -171,17 +200,39 @@ struct CostModel::Scratch {
     }
   };
   StepGroups step_groups;
-  std::vector<double> step_worst;
   // Hop search for LPU chains.
   std::vector<std::uint32_t> hop_stamp;     // per device
   std::vector<double> hop_latency;
   std::vector<DeviceId> hop_queue;
   Layout layout;
   std::array<LevelLoad, kMaxLevels> level_store;
+  std::array<GraphEntry, 16> graphs{};  // direct-mapped by a hash of the inputs
+  // The last query priced without candidates and its result (the groups of
+  // one kind of a step are mostly alike): its layout figures and levels.
+  struct PricedMemo {
+    bool valid = false;
+    Layout layout;
+    std::array<LevelLoad, kMaxLevels> levels;
+    GraphEntry graphs;
+    Collective op = Collective::allreduce;
+    std::uint64_t bytes = 0;
+    Algorithm algorithm = Algorithm::automatic;
+    AlgorithmSet allowed = 0;
+    CollectiveCost cost;
+  };
+  PricedMemo memo;
 };
 
+/// Whether two layouts price alike: every figure and level equal, wherever
+/// they lie (the *_where fields may differ).
+bool same_figures(const Layout& a, const Layout& b);
+
+/// NCCL's ring and NVLS graphs and NVLS channels for `layout`, from the memo.
+const GraphEntry& graphs_of(CostModel::Scratch& scratch, const Layout& layout);
+
 /// Analyses `ranks` into `scratch.layout`. With `totals`, every domain's
-/// egress is shared with the other flows counted there. Throws InputError
+/// egress is divided by totals[domain] flows, of which the query has its own
+/// (CostModel::concurrent sets them by processor sharing). Throws InputError
 /// for ranks that are not accelerators, repeats, or a mix of GPUs and LPUs.
 const Layout& analyse(CostModel::Scratch& scratch, const FabricProfile& fabric, std::span<const DeviceId> ranks,
                       TrafficFamily family, const std::vector<double>* totals);

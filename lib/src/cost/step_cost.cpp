@@ -47,7 +47,34 @@ void check(const StepQuery& job, std::size_t index) {
     throw InputError({}, fmt::format("{}: workload sizes must not be negative", where));
 }
 
+// The slowest group of one kind of one job, as priced.
+struct Slowest {
+  double time_us = 0;
+  double outside_us = 0;
+  std::uint32_t groups = 0;
+  StepPart part;
+};
+
+// Fills `part` of a step from the slowest group, times `repeat` (layers,
+// micro-batches, directions).
+void fill_part(StepPart& part, const Slowest& w, double repeat) {
+  part = w.part;
+  part.groups = w.groups;
+  part.seconds = w.time_us * 1e-6 * repeat;
+  part.outside_seconds = std::isfinite(w.outside_us) ? w.outside_us * 1e-6 * repeat : 0.0;
+}
+
 }  // namespace
+
+std::string_view step_kind_name(StepKind kind) {
+  switch (kind) {
+    case StepKind::tp: return "tp";
+    case StepKind::pp: return "pp";
+    case StepKind::dp: return "dp";
+    case StepKind::ep: return "ep";
+  }
+  return "?";
+}
 
 StepCost CostModel::step(std::span<const DeviceId> ranks, const Parallelism& parallelism,
                          const Workload& workload) const {
@@ -59,12 +86,11 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
   for (std::size_t j = 0; j < jobs.size(); ++j) check(jobs[j], j);
   std::vector<StepCost> out(jobs.size());
   Scratch::StepGroups& g = scratch_->step_groups;
-  std::vector<double>& worst = scratch_->step_worst;
+  std::vector<Slowest> worst;
 
-  // Prices every group in `g` together; worst[j] = the slowest group of job j
-  // in microseconds.
+  // Prices every group in `g` together; worst[j] = the slowest group of job j.
   auto price = [&]() {
-    worst.assign(jobs.size(), 0);
+    worst.assign(jobs.size(), Slowest{});
     if (g.job.empty()) return;
     g.queries.clear();
     for (std::size_t i = 0; i < g.job.size(); ++i) {
@@ -73,10 +99,28 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
       q.op = g.op[i];
       q.bytes = g.bytes[i];
       g.queries.push_back(q);
+      ++worst[g.job[i]].groups;
     }
-    concurrent(g.queries, [&](std::size_t i, const CollectiveCost& c) {
-      worst[g.job[i]] = std::max(worst[g.job[i]], c.reachable ? c.time_us : kInf);
-    });
+    price_concurrent(g.queries, [&](std::size_t i, const CollectiveCost& c) {
+      Slowest& w = worst[g.job[i]];
+      const double t = c.reachable ? c.time_us : kInf;
+      if (w.part.ranks != 0 && !(t > w.time_us)) return;
+      w.time_us = t;
+      w.outside_us = c.outside_us;
+      StepPart& part = w.part;
+      part.ranks = c.ranks;
+      part.islands = c.islands;
+      part.op = c.op;
+      part.algorithm = c.algorithm;
+      part.protocol = c.protocol;
+      part.reachable = c.reachable;
+      part.latency_bound = c.bottleneck == kNone;
+      if (!part.latency_bound) {
+        const TierCost& tier = c.tiers()[c.bottleneck];
+        part.tier = tier.tier;
+        part.level = tier.level;
+      }
+    }, false);
   };
   auto rank = [](const StepQuery& q, std::uint32_t t, std::uint32_t p, std::uint32_t d) {
     const Parallelism& par = q.parallelism;
@@ -100,7 +144,8 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
     const Workload& w = jobs[j].workload;
     const double per_layer = w.training ? 4 : 2;  // Megatron TP: 2 forward, 2 backward
     const double layers = static_cast<double>(w.layers) / jobs[j].parallelism.pp;
-    out[j].tp = worst[j] * 1e-6 * per_layer * layers * w.micro_batches;
+    fill_part(out[j].parts[0], worst[j], per_layer * layers * w.micro_batches);
+    out[j].tp = out[j].parts[0].seconds;
   }
 
   // Pipeline parallelism: each stage sends a 1/tp slice of the activations on.
@@ -120,7 +165,8 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
   price();
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const Workload& w = jobs[j].workload;
-    out[j].pp = worst[j] * 1e-6 * (w.training ? 2 : 1) * w.micro_batches;
+    fill_part(out[j].parts[1], worst[j], (w.training ? 2 : 1) * w.micro_batches);
+    out[j].pp = out[j].parts[1].seconds;
   }
 
   // Data parallelism: the gradient shard of each (t, p), once per step; with
@@ -143,7 +189,19 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
         }
     }
     price();
-    for (std::size_t j = 0; j < jobs.size(); ++j) out[j].dp += worst[j] * 1e-6;
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      if (worst[j].groups == 0) continue;
+      StepPart part;
+      fill_part(part, worst[j], 1);
+      StepPart& dp = out[j].parts[2];
+      // Sharded: a reduce-scatter then an all-gather; the part describes the slower.
+      const double seconds = dp.seconds + part.seconds;
+      const double outside = dp.outside_seconds + part.outside_seconds;
+      if (part.seconds >= dp.seconds) dp = part;
+      dp.seconds = seconds;
+      dp.outside_seconds = outside;
+      out[j].dp = dp.seconds;
+    }
   }
 
   // Expert parallelism: dispatch and combine all-to-alls per MoE layer.
@@ -165,7 +223,8 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
     const Workload& w = jobs[j].workload;
     const double per_layer = w.training ? 4 : 2;  // dispatch + combine, forward (and backward)
     const double layers = static_cast<double>(w.moe_layers) / jobs[j].parallelism.pp;
-    out[j].ep = worst[j] * 1e-6 * per_layer * layers * w.micro_batches;
+    fill_part(out[j].parts[3], worst[j], per_layer * layers * w.micro_batches);
+    out[j].ep = out[j].parts[3].seconds;
   }
   return out;
 }

@@ -55,6 +55,11 @@ double JobPricer::step_seconds(const Job& job, std::span<const DeviceId> ranks) 
   return model_.step(ranks, parallelism_of(job, ranks.size()), workload_of(job)).seconds();
 }
 
+std::optional<StepCost> JobPricer::step_breakdown(const Job& job, std::span<const DeviceId> ranks) const {
+  if (ranks.empty()) return std::nullopt;
+  return model_.step(ranks, parallelism_of(job, ranks.size()), workload_of(job));
+}
+
 std::vector<double> JobPricer::shared_step_seconds(const std::vector<const Job*>& jobs,
                                                    const std::vector<std::vector<DeviceId>>& ranks) const {
   std::vector<StepQuery> queries;

@@ -9,6 +9,7 @@
 #include <fmt/ostream.h>
 
 #include "job_reader.hpp"
+#include "topoplan/cost/cost_report.hpp"
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/support/json_writer.hpp"
 
@@ -81,6 +82,14 @@ void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
     fmt::print(out, "{:<{}}  {:<9}  {:>7}  {:<6}  {:>12}  {}\n", job.name, width, kind, size_text(job, p), "yes",
                seconds_text(p.shared_step_seconds), span_text(t, span_of(t, p.replicas)));
     print_queue(out, job, width);
+    // The step by parallelism (the slowest replica, alone): time and where it runs.
+    if (p.breakdown)
+      for (std::size_t k = 0; k < kStepKinds; ++k) {
+        const StepPart& part = p.breakdown->parts[k];
+        if (part.groups == 0) continue;
+        fmt::print(out, "{:<{}}  {:<4} {:>10}  {}\n", "", width, step_kind_name(static_cast<StepKind>(k)),
+                   seconds_text(part.seconds), step_part_text(t, part));
+      }
     for (const std::string& problem : p.problems) fmt::print(out, "{:<{}}  problem: {}\n", "", width, problem);
   }
   const PlanSummary& s = plan.summary;
@@ -192,6 +201,11 @@ void write_plan_json(std::ostream& out, const Topology& t, const Plan& plan) {
     if (p.step_seconds < 0) j.null(); else j.value(p.step_seconds, 9);
     j.key("shared_step_seconds");
     if (p.shared_step_seconds < 0) j.null(); else j.value(p.shared_step_seconds, 9);
+    if (p.breakdown) {
+      j.field("outside_seconds", p.breakdown->outside_seconds(), 9);
+      j.key("breakdown");
+      write_step_parts_json(j, t, *p.breakdown);
+    }
     j.end_object();
     if (!p.placed) {
       j.field("reason", p.reason);

@@ -6,8 +6,7 @@
 
 namespace topoplan {
 
-std::vector<DeviceId> replica_devices(const Plan& plan, const std::string& job, long long replica,
-                                      const std::string& plan_file) {
+PlanReplica plan_replica(const Plan& plan, const std::string& job, long long replica, const std::string& plan_file) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < plan.jobs.size(); ++i) {
     if (plan.jobs[i].name != job) {
@@ -20,7 +19,7 @@ std::vector<DeviceId> replica_devices(const Plan& plan, const std::string& job, 
     if (replica < 0 || static_cast<std::size_t>(replica) >= p.replicas.size())
       throw InputError({"--replica", 0, 0},
                        fmt::format("job '{}' has replicas 0 to {}, not {}", job, p.replicas.size() - 1, replica));
-    return p.replicas[static_cast<std::size_t>(replica)];
+    return {plan.jobs[i], p.replicas[static_cast<std::size_t>(replica)]};
   }
   std::string hint = did_you_mean(job, names);
   throw InputError({plan_file, 0, 0}, fmt::format("no job '{}' in the plan{}{}", job, hint.empty() ? "" : "; ", hint));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "price_cache.hpp"
+#include "topoplan/placement/locality_check.hpp"
 #include "topoplan/placement/occupancy.hpp"
 #include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/planner.hpp"
@@ -16,6 +17,12 @@ std::vector<double> PlanPricer::shared_step_seconds(const std::vector<const Job*
     if (jobs[i] && !ranks[i].empty()) out[i] = step_seconds(*jobs[i], ranks[i]);
   return out;
 }
+
+std::optional<StepCost> PlanPricer::step_breakdown(const Job&, std::span<const DeviceId>) const {
+  return std::nullopt;
+}
+
+const CostModel* PlanPricer::cost_model() const { return nullptr; }
 
 void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) {
   PlanSummary& s = plan.summary;
@@ -55,12 +62,19 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
     std::vector<double> shared = pricer->shared_step_seconds(jobs, ranks);
     // Alone, equal shapes cost the same: price each shape once.
     PriceCache alone_prices(topology, *pricer);
+    // The breakdown shown is the dearest replica's, priced once per job.
+    std::vector<std::size_t> dearest(plan.placements.size(), owners.size());
     for (std::size_t i = 0; i < owners.size(); ++i) {
       JobPlacement& p = plan.placements[owners[i].first];
       double alone = alone_prices.step_seconds(*jobs[i], ranks[i]);
+      std::size_t& d = dearest[owners[i].first];
+      if (d == owners.size() || alone > p.step_seconds) d = i;
       p.step_seconds = std::max(p.step_seconds, alone);
       p.shared_step_seconds = std::max(p.shared_step_seconds, shared[i]);
     }
+    for (std::size_t j = 0; j < plan.placements.size(); ++j)
+      if (dearest[j] < owners.size())
+        plan.placements[j].breakdown = pricer->step_breakdown(*jobs[dearest[j]], ranks[dearest[j]]);
     for (const JobPlacement& p : plan.placements)
       if (p.placed && p.shared_step_seconds > 0) s.step_seconds_total += p.shared_step_seconds;
   }
@@ -81,6 +95,7 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
     JobPlacement& p = plan.placements[j];
     p.problems.clear();
     if (p.placed) p.problems = std::move(problems[j]);
+    if (p.placed && pricer) add_locality_problems(topology, plan, j, pricer->cost_model(), p.problems);
   }
 }
 

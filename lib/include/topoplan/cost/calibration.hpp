@@ -1,8 +1,12 @@
 // Checking the cost model against published measurements: the points of
-// bench/data/collectives-calibration.csv (nccl-tests and DeepEP figures), each
-// mapped by bench/data/calibration-setups.csv onto a topology, a rank set and
-// the quantity to compare. The bench program prints the comparison; a unit
-// test bounds its median and 90th-percentile error.
+// bench/data/collectives-calibration.csv and collectives-added.csv (nccl-tests,
+// DeepEP and pplx-kernels figures), each mapped by
+// bench/data/calibration-setups.csv onto a topology, a rank set, the quantity
+// to compare, a group (single node, multi-node, ...) and a role: `fit` points
+// shaped the model, `check` points only test it, `outlier` points are
+// measurements the model cannot reproduce for a reason the setup states (an
+// unstated system setup, a non-NCCL kernel). The bench program prints the
+// comparison per group and role; a unit test bounds the errors.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +46,26 @@ struct CalibrationSetup {
   /// `scale-up-bandwidth` or `nic-bandwidth` (bytes each rank moves over that
   /// tier per second: DeepEP's "bottleneck bandwidth" over NVLink or RDMA).
   std::string compare = "metric";
+  std::string group;          // one of calibration_groups()
+  std::string role = "check"; // `fit`, `check` or `outlier`
   std::string note;
 };
+
+/// The groups a setup may name, in report order: single-node, multi-node,
+/// multi-rack-nvl72, latency (small messages), amd, alltoall.
+const std::vector<std::string>& calibration_groups();
+
+/// |error| statistics of a set of points.
+struct CalibrationStats {
+  std::size_t count = 0;
+  double median = 0;  // the mean of the two middle values for an even count
+  double p90 = 0;     // nearest rank: the ceil(0.9 n)-th smallest
+  /// The largest factor between model and measurement, max(m/v, v/m);
+  /// infinite when the model has no value.
+  double worst_ratio = 0;
+};
+
+CalibrationStats calibration_stats(const std::vector<double>& model, const std::vector<double>& measured);
 
 struct CalibrationResult {
   CalibrationPoint point;
@@ -55,8 +77,14 @@ struct CalibrationResult {
 
 struct CalibrationSummary {
   std::vector<CalibrationResult> results;  // in the order of the points
-  double median = 0;  // of |error|; the mean of the two middle values for an even count
-  double p90 = 0;     // of |error|; nearest rank: the ceil(0.9 n)-th smallest
+  double median = 0;  // of |error| over the fit and check points (= all.median)
+  double p90 = 0;     // of |error| over the fit and check points (= all.p90)
+  CalibrationStats all;       // fit and check points
+  CalibrationStats fit;       // the points the model was shaped on
+  CalibrationStats check;     // the points it is only tested against
+  CalibrationStats outliers;  // the points it cannot reproduce, for the reason their setup gives
+  /// Fit and check points per group of calibration_groups() that has any, in that order.
+  std::vector<std::pair<std::string, CalibrationStats>> groups;
 };
 
 /// Parsers take the text and a display name for errors; `#` starts a comment
@@ -71,12 +99,19 @@ CalibrationSummary run_calibration(const std::vector<CalibrationPoint>& points,
                                    const CostModelOptions& options = {});
 
 /// The report's header and one row per point (measured, model, error, the
-/// model's algorithm), without the topology column; and its summary line.
+/// model's algorithm, group and role), without the topology column; and its
+/// summary: one line for all points, then per role and per group.
 std::string calibration_header();
 std::string calibration_row(const CalibrationResult& result);
 std::string calibration_summary(const CalibrationSummary& summary);
+std::string calibration_stats_line(std::string_view label, const CalibrationStats& stats);
 
-/// Per point: the row and its topology; then the summary line.
-void write_calibration_text(std::ostream& out, const CalibrationSummary& summary);
+/// The report: per point the row (and, with `topologies`, its topology),
+/// the summary lines, the outliers with their reasons, and the statistics of
+/// `ablation` (the same points without the size-dependent efficiency). The
+/// bench program prints it with topologies; topoplan-cost(7) quotes it
+/// without.
+void write_calibration_report(std::ostream& out, const CalibrationSummary& summary,
+                              const CalibrationSummary& ablation, bool topologies);
 
 }  // namespace topoplan

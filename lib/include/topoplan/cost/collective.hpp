@@ -48,11 +48,36 @@ std::string_view algorithm_name(Algorithm algorithm);  // "auto" for automatic
 std::optional<Algorithm> parse_algorithm(std::string_view text);
 std::vector<std::string> algorithm_names();
 
+/// A set of algorithms, one bit per Algorithm (the bit of `automatic` unused).
+using AlgorithmSet = std::uint8_t;
+inline constexpr AlgorithmSet algorithm_bit(Algorithm a) {
+  return static_cast<AlgorithmSet>(1u << static_cast<unsigned>(a));
+}
+inline constexpr AlgorithmSet kAllAlgorithms = 0xfe;
+/// NCCL_ALGO's syntax: `ring,tree` allows those, `^nvls,nvlstree` all but
+/// those (`+` may stand for the comma). Names as parse_algorithm; nullopt
+/// when one is unknown or the list is empty. `auto` alone is every algorithm.
+std::optional<AlgorithmSet> parse_algorithm_set(std::string_view text);
+
 /// NCCL's protocols (LL, LL128, Simple); `scheduled` is a compiler-scheduled
 /// transfer without a protocol (Groq LPUs).
 enum class Protocol : std::uint8_t { ll, ll128, simple, scheduled };
 inline constexpr int kProtocolCount = 4;
 
 std::string_view protocol_name(Protocol protocol);
+
+/// The part of the fabric a collective's traffic crosses.
+enum class Tier : std::uint8_t {
+  scale_up,  // inside an island over NVLink/xGMI/C2C (per rank)
+  pcie,      // inside a node without scale-up links (per rank)
+  socket,    // between the CPU sockets of a node
+  nic,       // each rank's own network share (per rank)
+  island,    // out of an island (or node) through its ranks' NICs
+  level,     // out of a domain of a coarser level through its switch tier
+};
+
+std::string_view tier_name(Tier tier);
+/// The tiers outside the scale-up islands: nic, island, level.
+bool is_outside(Tier tier);
 
 }  // namespace topoplan

@@ -34,19 +34,9 @@ struct CollectiveQuery {
   Collective op = Collective::allreduce;
   std::uint64_t bytes = 0;          // nccl-tests size: the total buffer for allgather/reducescatter
   Algorithm algorithm = Algorithm::automatic;
+  /// With `automatic`: the algorithms NCCL may choose from (NCCL_ALGO).
+  AlgorithmSet allowed = kAllAlgorithms;
 };
-
-/// The part of the fabric a collective's traffic crosses.
-enum class Tier : std::uint8_t {
-  scale_up,  // inside an island over NVLink/xGMI/C2C (per rank)
-  pcie,      // inside a node without scale-up links (per rank)
-  socket,    // between the CPU sockets of a node
-  nic,       // each rank's own network share (per rank)
-  island,    // out of an island (or node) through its ranks' NICs
-  level,     // out of a domain of a coarser level through its switch tier
-};
-
-std::string_view tier_name(Tier tier);
 
 /// The traffic of one tier for the chosen algorithm.
 struct TierCost {
@@ -64,7 +54,8 @@ struct TierCost {
 struct Candidate {
   Algorithm algorithm = Algorithm::ring;
   Protocol protocol = Protocol::simple;
-  double time_us = 0;
+  double time_us = 0;   // the model's time
+  double tuner_us = 0;  // NCCL's own estimate, by which auto chooses
 };
 
 inline constexpr std::size_t kMaxTiers = 20;
@@ -84,6 +75,10 @@ struct CollectiveCost {
   bool scale_up = true;             // the islands are scale-up islands, not PCIe-only nodes
   double time_us = 0;
   double latency_us = 0;            // the latency part of time_us
+  /// The part of time_us spent leaving the scale-up islands: time_us minus the
+  /// time of the same algorithm and protocol if the network tiers were free
+  /// (infinite bandwidth, no network latency). 0 inside one island.
+  double outside_us = 0;
   double algbw_gbps = 0;            // bytes / time
   double busbw_gbps = 0;            // algbw x bus_factor
   /// Index into tiers() of the limiting tier; kNone when latency dominates.
@@ -145,6 +140,11 @@ class CostModel {
   struct Scratch;
 
  private:
+  // concurrent(); without `candidates`, only the chosen candidate is timed
+  // and none is listed (what step() and steps() need).
+  void price_concurrent(std::span<const CollectiveQuery> queries,
+                        const std::function<void(std::size_t, const CollectiveCost&)>& result, bool candidates) const;
+
   FabricProfile fabric_;
   CostModelOptions options_;
   std::unique_ptr<Scratch> scratch_;

@@ -25,4 +25,23 @@ void write_cost_json(std::ostream& out, const CostModel& model, const Collective
 void write_sweep_text(std::ostream& out, const CostModel& model, std::span<const CollectiveCost> sweep);
 void write_sweep_json(std::ostream& out, const CostModel& model, std::span<const CollectiveCost> sweep);
 
+/// Where one kind of a step runs, in words: "scale-up nvls (nvls/simple), 8
+/// ranks in 1 island" or "rack egress (tree/simple), 64 ranks in 8 islands,
+/// 62% outside".
+std::string step_part_text(const Topology& topology, const StepPart& part);
+/// The tier label of a part ("latency" when latency-bound).
+std::string step_part_tier(const Topology& topology, const StepPart& part);
+
+class JsonWriter;
+/// The parts of a step as a JSON array of objects (kind, seconds,
+/// outside_seconds, groups, ranks, islands, collective, algorithm, protocol,
+/// tier), kinds without groups left out.
+void write_step_parts_json(JsonWriter& j, const Topology& topology, const StepCost& step);
+
+/// `cost --plan --job`: a job's step by parallelism, as text or JSON.
+void write_step_text(std::ostream& out, const Topology& topology, std::string_view job, const Parallelism& parallelism,
+                     const StepCost& step);
+void write_step_json(std::ostream& out, const Topology& topology, std::string_view job, const Parallelism& parallelism,
+                     const StepCost& step);
+
 }  // namespace topoplan

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <span>
 
 #include "topoplan/cost/collective.hpp"
 #include "topoplan/model/link_type.hpp"
@@ -61,6 +62,15 @@ inline constexpr ArchTable kPerChMaxNvlsTreeBw = {{
 /// nvlsEfficiency by architecture (hardware.md 1.1).
 inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 
+/// GB/s of NVLS traffic (a rank's reads served plus results taken, per
+/// direction) one NVLS channel (one CTA) moves. Not an NCCL constant:
+/// fitted on CoreWeave's full GB200 NVL72 rack (72 GPUs, 24 channels, busbw
+/// 835-847 GB/s at 4-8 GiB) and checked on lixueduan.com's 8 GB200 GPUs of
+/// one NVLink domain (811 GB/s); below the link limit on 8 H100s (16 x 20 =
+/// 320 >= 0.85 x 370.8), so Hopper points are unaffected. See
+/// topoplan-cost(7), "NVLS".
+inline constexpr double kNvlsChannelBw = 20.0;
+
 /// treeCorrectionFactor [proto][log2(bytes / 64)], 64 B .. 256 MB (hardware.md 1.1).
 inline constexpr std::array<std::array<double, 24>, 3> kTreeCorrection = {{
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
@@ -81,33 +91,81 @@ inline constexpr double kRingPlateauVolta = 1.9;
 
 inline constexpr int kMaxChannels = 64;  // MAXCHANNELS (hardware.md 1.1)
 
-/// The fastest per-channel speed NCCL's graph search tries (search.cc
-/// speedArrayIntra/Inter[0], hardware.md 1.3), by arch row; intra (one node)
-/// and inter (several).
-inline constexpr std::array<double, 4> kSpeedIntraMax = {40, 40, 60, 90};
-inline constexpr std::array<double, 4> kSpeedInterMax = {48, 48, 48, 96};
+/// The per-channel speeds NCCL's graph search tries, fastest first
+/// (search.cc speedArrayIntra/Inter, sm90SpeedArray*, sm100SpeedArray*,
+/// hardware.md 1.3); Volta and Ampere use the generic lists. Intra for
+/// graphs inside one NCCL node, inter for graphs that leave it.
+std::span<const double> search_speeds(int arch, bool inter);
 
-/// NVLS channels: SM90 16; SM100 24 inside one NVLink domain, 32 across
-/// (src/transport/nvls.c, hardware.md 1.1).
-inline int nvls_channels(int arch, bool multi_node) {
-  if (arch >= 3) return multi_node ? 32 : 24;
-  return 16;
-}
+inline constexpr int kMaxRingChannels = 32;  // MAXCHANNELS / 2: a ring or tree graph's channel limit
+inline constexpr int kMaxNvlsArity = 32;     // NCCL_MAX_NVLS_ARITY (hardware.md 1.1)
 
-/// Channels the model assumes for a graph of total bandwidth `bw`: NCCL's
-/// search fills the link with channels of the largest speed that fits and
-/// then doubles them (ncclTopoDupChannels, hardware.md 1.3). An
-/// approximation: the real search also depends on path shapes.
-inline int channels_for(double bw, int arch, bool multi_node) {
-  const auto row = static_cast<std::size_t>(arch < 0 ? 0 : arch > 3 ? 3 : arch);
-  const double speed = multi_node ? kSpeedInterMax[row] : kSpeedIntraMax[row];
-  if (!(bw > 0)) return 1;
-  int channels = static_cast<int>(std::ceil(bw / speed - 1e-9));
-  if (channels < 1) channels = 1;
-  // ncclTopoDupChannels doubles the channels when each carries >= 25 GB/s.
-  if (bw / channels >= 25) channels *= 2;
-  return channels > kMaxChannels ? kMaxChannels : channels;
-}
+/// A ring or tree graph as NCCL's search (search.cc ncclTopoCompute) would
+/// find it: `channels` channels of `speed` GB/s each.
+struct GraphEstimate {
+  int channels = 1;
+  double speed = 0;
+  double total() const { return channels * speed; }
+};
+
+/// NCCL's ring search reduced to its bandwidth bookkeeping: every channel
+/// passes every GPU of a node once, so channels x speed must fit the slowest
+/// GPU's local bandwidth `local_bw`; across nodes every channel also enters
+/// and leaves each node through a NIC, so channels x speed must fit the
+/// node's `nics` NICs of `nic_bw` each (a NIC carries floor(nic_bw / speed)
+/// channels). The search keeps the speed of search_speeds() with the most
+/// channels x speed (the fastest on ties), then ncclTopoDupChannels doubles
+/// the channels at half the speed when the speed is >= 25 GB/s and, from
+/// Hopper on, >= 50 GB/s or the channels are 4 or fewer.
+GraphEstimate ring_graph(int arch, bool inter, double local_bw, double nic_bw, int nics);
+
+/// NCCL's NVLS graph (search.cc ncclTopoSearchTryNvls): `heads` heads, one
+/// GPU (and across nodes its NIC) each. Every head takes `intra` GB/s from
+/// every GPU's NVSwitch links and twice that from its own, so (heads + 1) x
+/// intra must fit `switch_bw`. Inside one node the search must use
+/// min(32, GPUs) heads; across nodes it keeps the most heads x speed with
+/// speed at most the NICs' and at most one head per NIC. The second pass
+/// raises `inter` towards twice `intra`, as far as the NICs carry it.
+struct NvlsGraph {
+  int heads = 0;
+  double intra = 0;
+  double inter = 0;
+};
+NvlsGraph nvls_graph(int arch, bool inter, int gpus, double switch_bw, double nic_bw, int nics);
+
+/// NVLS channels (CTAs) NCCL launches (src/transport/nvls.cc ncclNvlsTuning):
+/// 16 on Hopper; on Blackwell 24 inside one NVLink domain and 32 across
+/// domains, retuned by ncclNvlsTreeSm100Tuning: 32 for two domains with NICs
+/// of >= 48 GB/s, 24 for more domains with NICs of >= 48 GB/s (32 with NICs
+/// of >= 96 GB/s and more than 8 GPUs per domain).
+int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t ppn);
+
+/// Bytes that leave the busiest node of NCCL's double binary tree per byte of
+/// the buffer (trees.cc ncclGetDtree: a btree and its mirror or shift, each
+/// carrying half the data): 1 for two nodes (each is the root of one tree and
+/// a leaf of the other), 1.5 for three, 2 from four on (an inner node of one
+/// tree, a leaf of the other); 0 for one node.
+double tree_traffic(std::uint32_t nodes);
+
+/// Hops a chunk makes through NCCL's tree, up and then down: a chain through
+/// the `ppn` GPUs of each node and ceil(log2(nodes)) levels across nodes.
+double tree_depth(std::uint32_t ppn, std::uint32_t nodes);
+
+/// The chunk one step of a tree moves (src/enqueue.cc calcCollChunking): a
+/// protocol buffer's step (buffer / NCCL_STEPS; LL carries half its lines'
+/// bytes, LL128 120 of every 128).
+double tree_chunk(int proto);
+
+/// NVLSTree's chunk: min(NCCL_NVLS_CHUNKSIZE 128 KiB, the NVLSTree maximum),
+/// whose maximum is 64 KiB from 4 nodes on and, on Blackwell
+/// (ncclNvlsTreeSm100Tuning), 256 KiB for two nodes of at most 4 GPUs.
+double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn);
+
+/// The chunk NCCL gives an NVLS (or NVLSTree) collective of `bytes` with
+/// `ops` = channels x heads operations in flight (enqueue.cc): from 128 KiB
+/// (NVLSTree: nvlstree_chunk) down to 64 KiB below 64 (NVLSTree 4) chunks per
+/// operation, 32 KiB below 8 (NVLSTree 1) and, for NVLS, 16 KiB below 2.
+double nvls_chunk(bool tree, int arch, std::uint32_t nodes, std::uint32_t ppn, double bytes, double ops);
 
 /// Per inter-node step overhead (getNetOverhead, hardware.md 1.1): 1 us on
 /// Intel and other hosts, 2 us on AMD hosts; x3 for Simple.
@@ -127,11 +185,13 @@ inline double ll_max_bw(int arch, std::uint32_t nodes, bool amd_host) {
 /// The [nodes] column of the per-arch tables.
 inline int nodes_column(std::uint32_t nodes) { return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2; }
 
-/// The tree correction factor for `bytes`, clamped to the table's ends.
-inline double tree_correction(int proto, std::uint64_t bytes) {
-  int index = 0;
-  if (bytes >= 128) index = static_cast<int>(std::bit_width(bytes / 64)) - 1;
-  if (index > 23) index = 23;
+/// The tree correction factor for `bytes` (ncclTopoGetAlgoTime): indexed by
+/// log2(bytes / 64) from 64 B, 1 below the table and from index `limit` on
+/// (23 for Tree, 24 for NVLSTree).
+inline double tree_correction(int proto, std::uint64_t bytes, int limit = 23) {
+  if (bytes < 64) return 1.0;
+  const int index = static_cast<int>(std::bit_width(bytes / 64)) - 1;
+  if (index >= limit || index > 23) return 1.0;
   return kTreeCorrection[static_cast<std::size_t>(proto)][static_cast<std::size_t>(index)];
 }
 
@@ -152,14 +212,15 @@ inline int log2i(std::uint32_t n) { return n <= 1 ? 0 : static_cast<int>(std::bi
 ///   NVLink-C2C, CPU links (NCCL's own QPI/UPI figures), Groq C2C: 1.0
 double link_efficiency(const LinkType& type);
 
-/// Protocol buffer per channel and peer (src/init.cc DEFAULT_*BUFFSIZE):
-/// Simple 4 MiB (1 MiB on Arm hosts, DEFAULT_BUFFSIZE_ARM), LL 8 lines x 512
-/// threads x 8 steps x 16 B = 512 KiB, LL128 120 x 640 x 8 x 8 B = 4800 KiB.
-inline double protocol_buffer(int proto, bool arm_host) {
+/// Protocol buffer per channel and peer (src/init.cc computeBuffSizes): Simple
+/// 4 MiB (DEFAULT_BUFFSIZE; the 1 MiB of Arm hosts went in NCCL 2.19.1), LL
+/// 8 lines x 512 threads x 8 steps x 16 B = 512 KiB, LL128 120 x 640 x 8 x 8 B
+/// = 4800 KiB.
+inline double protocol_buffer(int proto) {
   switch (proto) {
     case kLL: return 8.0 * 512 * 8 * 16;
     case kLL128: return 120.0 * 640 * 8 * 8;
-    default: return arm_host ? static_cast<double>(1 << 20) : static_cast<double>(1 << 22);
+    default: return static_cast<double>(1 << 22);
   }
 }
 
@@ -176,3 +237,40 @@ inline double ramp_efficiency(double bytes, double buffer) {
 }
 
 }  // namespace topoplan::nccl
+
+/// RCCL's own tuning for AMD Instinct GPUs, which replaces NCCL's tables on
+/// AMD (ROCm/rccl src/graph/tuning.cc, tuning_model_5, the model RCCL's MI300X
+/// hive topologies select with "tuning=5,ll128Enabled=1"; values verbatim).
+namespace topoplan::rccl {
+
+using nccl::ProtoRow;
+
+/// baseLat [algo][LL, LL128, Simple]: Tree, Ring.
+inline constexpr std::array<ProtoRow, 2> kBaseLatency = {{{12.0, 12.0, 17.0}, {12.0, 12.0, 17.0}}};
+
+/// hwLat [hw][algo][proto] for Tree and Ring; the "NVLINK" row is xGMI.
+inline constexpr std::array<std::array<ProtoRow, 2>, 3> kHwLatency = {{
+    {{{0.9, 0.9, 2.3}, {0.8, 0.8, 2.1}}},      // xGMI
+    {{{2.2, 2.2, 5.7}, {2.2, 2.2, 5.7}}},      // PCI
+    {{{10.5, 10.5, 25.0}, {9.5, 9.5, 320.0}}}, // NET
+}};
+
+/// bwRatio [nodes <= 2, more][algo][proto]: RCCL's busBw multipliers, which
+/// take the place of NCCL's protocol factors. Ring LL moves 8 % of the link
+/// rate (an MI300X 1 MiB all-reduce takes 82 us, Azure ND MI300X v5).
+inline constexpr std::array<std::array<ProtoRow, 2>, 2> kBwRatio = {{
+    {{{0.06, 0.06, 0.11}, {0.08, 0.08, 1.00}}},
+    {{{0.06, 0.06, 0.59}, {0.08, 0.08, 1.00}}},
+}};
+
+/// The protocol RCCL forces by size on gfx942 (llProtoRanges): LL up to
+/// `ll_max` bytes, LL128 up to `ll128_max`, Simple above; allreduce 1 MiB /
+/// 9 MiB, allgather 96 KiB / 4.8 MiB, reducescatter 640 KiB / 3.1 MiB. Other
+/// collectives are left to the tuner (ll_max = 0).
+struct ProtocolRange {
+  std::uint64_t ll_max = 0;
+  std::uint64_t ll128_max = 0;
+};
+ProtocolRange protocol_range(Collective op);
+
+}  // namespace topoplan::rccl

@@ -10,9 +10,12 @@
 // consecutive data-parallel replicas of the same (t, p): ep must divide dp.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
+#include <string_view>
 
+#include "topoplan/cost/collective.hpp"
 #include "topoplan/model/topology.hpp"
 
 namespace topoplan {
@@ -56,6 +59,30 @@ struct StepQuery {
   Workload workload;
 };
 
+/// The kinds of a step's communication, in StepCost::parts order.
+enum class StepKind : std::uint8_t { tp, pp, dp, ep };
+inline constexpr std::size_t kStepKinds = 4;
+std::string_view step_kind_name(StepKind kind);  // "tp", "pp", "dp", "ep"
+
+/// One kind of a step's communication: its time per step and where its
+/// slowest group runs.
+struct StepPart {
+  double seconds = 0;
+  /// Of `seconds`, the part spent leaving scale-up islands: the slowest
+  /// group's CollectiveCost::outside_us share, times its repetitions.
+  double outside_seconds = 0;
+  std::uint32_t groups = 0;   // collective groups of this kind; 0 when it has none
+  std::uint32_t ranks = 0;    // ranks per group
+  std::uint32_t islands = 0;  // scale-up islands (or PCIe nodes) the slowest group spans
+  Collective op = Collective::allreduce;
+  Algorithm algorithm = Algorithm::ring;  // of the slowest group
+  Protocol protocol = Protocol::simple;
+  bool latency_bound = false;  // the slowest group spends more time on latency than on bandwidth
+  Tier tier = Tier::scale_up;  // its limiting tier (when not latency-bound)
+  LevelIndex level = kNone;    // that tier's level, for island and level tiers
+  bool reachable = true;
+};
+
 /// Seconds of communication per step, by kind. Groups of one kind run at the
 /// same time and share links; the time of a kind is that of its slowest group.
 /// Overlap with computation is not modelled: this is exposed time if nothing
@@ -65,7 +92,16 @@ struct StepCost {
   double pp = 0;
   double dp = 0;
   double ep = 0;
+  /// tp, pp, dp, ep with where each runs (parts[i].seconds == the field).
+  std::array<StepPart, kStepKinds> parts{};
   double seconds() const { return tp + pp + dp + ep; }
+  const StepPart& part(StepKind kind) const { return parts[static_cast<std::size_t>(kind)]; }
+  /// Of seconds(), the time spent leaving scale-up islands.
+  double outside_seconds() const {
+    double sum = 0;
+    for (const StepPart& p : parts) sum += p.outside_seconds;
+    return sum;
+  }
 };
 
 /// A KV-cache hand-over from a prefill pool to a decode pool.

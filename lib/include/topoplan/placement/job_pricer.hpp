@@ -16,6 +16,8 @@ class JobPricer final : public PlanPricer {
   double step_seconds(const Job& job, std::span<const DeviceId> ranks) const override;
   std::vector<double> shared_step_seconds(const std::vector<const Job*>& jobs,
                                           const std::vector<std::vector<DeviceId>>& ranks) const override;
+  std::optional<StepCost> step_breakdown(const Job& job, std::span<const DeviceId> ranks) const override;
+  const CostModel* cost_model() const override { return &model_; }
 
   /// The cost model's workload for a job: what the manifest gives, the rest
   /// from the parameter count by Llama 2/3 proportions (7B when absent).

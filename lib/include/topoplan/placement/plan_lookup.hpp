@@ -10,10 +10,14 @@
 
 namespace topoplan {
 
-/// The devices of replica `replica` of job `job`, in the plan's rank order.
-/// Throws InputError naming `plan_file` when the plan has no such job (with a
-/// suggestion), the job is not placed, or the replica does not exist.
-std::vector<DeviceId> replica_devices(const Plan& plan, const std::string& job, long long replica,
-                                      const std::string& plan_file);
+struct PlanReplica {
+  Job job;
+  std::vector<DeviceId> devices;  // in the plan's rank order
+};
+
+/// Job `job` and the devices of its replica `replica`. Throws InputError
+/// naming `plan_file` when the plan has no such job (with a suggestion), the
+/// job is not placed, or the replica does not exist.
+PlanReplica plan_replica(const Plan& plan, const std::string& job, long long replica, const std::string& plan_file);
 
 }  // namespace topoplan

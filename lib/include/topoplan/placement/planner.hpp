@@ -6,13 +6,17 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "topoplan/cost/step_cost.hpp"
 #include "topoplan/placement/job.hpp"
 #include "topoplan/placement/policy.hpp"
 
 namespace topoplan {
+
+class CostModel;
 
 struct JobPlacement {
   bool placed = false;
@@ -27,6 +31,9 @@ struct JobPlacement {
   double step_seconds = -1;
   /// The same with the plan's other jobs sharing links. < 0 when unpriced.
   double shared_step_seconds = -1;
+  /// step_seconds by parallelism (TP, PP, DP, EP: time and where each runs),
+  /// of the slowest replica alone; empty when the pricer gives none.
+  std::optional<StepCost> breakdown;
   /// Constraints a placed job violates (check_placement), e.g. in a plan
   /// from another scheduler or from the naive policy.
   std::vector<std::string> problems;
@@ -75,6 +82,12 @@ class PlanPricer : public PlacementPricer {
   /// jobs are ignored. Default: each job alone.
   virtual std::vector<double> shared_step_seconds(const std::vector<const Job*>& jobs,
                                                   const std::vector<std::vector<DeviceId>>& ranks) const;
+  /// The step of `job` on `ranks` by parallelism; nullopt (the default) when
+  /// the pricer cannot break it down. Its seconds() is step_seconds().
+  virtual std::optional<StepCost> step_breakdown(const Job& job, std::span<const DeviceId> ranks) const;
+  /// The cost model behind the pricer, for checks that price alternatives
+  /// (locality_check.hpp); nullptr (the default) when there is none.
+  virtual const CostModel* cost_model() const;
 };
 
 struct PlanOptions {
