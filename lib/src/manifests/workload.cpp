@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -25,6 +26,47 @@ struct Builder {
   }
   std::string level(LevelIndex l) const { return levels.level_name(l); }
 };
+
+// The flavor's key for a label as written: without a Kueue Topology among the
+// inputs, the flavor's levels are the topology's, and a label that names one
+// of them (by the label rules) is that level's key; with one, Kueue matches
+// labels as written.
+std::string flavor_key(const std::string& label, const KueueFlavor& flavor, bool implied_flavor, const LevelMap& levels) {
+  if (!implied_flavor) return label;
+  auto level = levels.level_of_label(label);
+  if (!level) return label;
+  for (const KueueLevel& l : flavor.levels)
+    if (l.level == level) return l.key;
+  return label;
+}
+
+// Kueue's checks of a PodSet's levels against its flavor's Topology
+// (findTopologyAssignment, buildSliceSizeAtLevel): "" when they pass.
+std::string kueue_level_problem(const kueue::TopologyRequest& r, const KueueFlavor& flavor) {
+  auto index = [&](const std::string& key) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < flavor.levels.size(); ++i)
+      if (flavor.levels[i].key == key) return i;
+    return std::nullopt;
+  };
+  const std::optional<std::string>& main = r.required ? r.required : r.preferred;
+  std::optional<std::size_t> main_index = main ? index(*main) : std::optional<std::size_t>(0);
+  if (main && !main_index) return fmt::format("no requested topology level: {}", *main);
+  if (r.slices.empty()) return "";
+  auto slice = index(r.slices.front().topology);
+  if (!slice) return fmt::format("no requested topology level for slices: {}", r.slices.front().topology);
+  if (main && *main_index > *slice)
+    return fmt::format("podset slice topology {} is above the podset topology {}", r.slices.front().topology, *main);
+  std::size_t previous = *slice;
+  for (std::size_t i = 1; i < r.slices.size(); ++i) {
+    auto inner = index(r.slices[i].topology);
+    if (!inner) return fmt::format("no requested topology level for additional slice layer: {}", r.slices[i].topology);
+    if (*inner <= previous)
+      return fmt::format("additional slice layer topology {} must be at a lower level than {}", r.slices[i].topology,
+                         flavor.levels[previous].key);
+    previous = *inner;
+  }
+  return "";
+}
 
 // Both must hold for the same pods: the finer level implies the coarser.
 std::optional<LevelRequest> finer(const std::optional<LevelRequest>& a, const std::optional<LevelRequest>& b) {
@@ -205,6 +247,44 @@ std::optional<Job> to_job(const WorkloadSpec& w, const LevelMap& levels, Manifes
   if (required && required->level > 0) job.required = b.level(required->level);
   if (preferred && (!required || preferred->level > required->level)) job.preferred = b.level(preferred->level);
   if (within && job.replicas > 1) job.replicas_within = b.level(within->level);
+
+  // The pods as Kueue sees them, for the kueue policy: every pod set, with
+  // or without accelerators.
+  if (std::any_of(w.pod_sets.begin(), w.pod_sets.end(), [](const PodSet& s) { return s.kubernetes; })) {
+    auto kw = std::make_shared<KueueWorkload>();
+    const bool implied_flavor = w.flavor == nullptr;
+    if (w.flavor) {
+      kw->flavor = *w.flavor;
+    } else {
+      kw->flavor.levels = default_kueue_levels(t);
+    }
+    kw->workloads = w.kueue_groups_are_workloads ? w.groups : 1;
+    const std::uint64_t per_workload = w.kueue_groups_are_workloads ? 1 : w.groups;
+    for (const PodSet& s : w.pod_sets) {
+      if (s.pods == 0) continue;
+      KueuePodSet p;
+      p.name = s.name;
+      p.count = static_cast<std::uint32_t>(std::min<std::uint64_t>(s.pods * per_workload, 10'000'000));
+      p.requests = s.requests;
+      p.topology = s.kueue_request;
+      kueue::TopologyRequest& r = p.topology;
+      if (r.required) r.required = flavor_key(*r.required, kw->flavor, implied_flavor, levels);
+      if (r.preferred) r.preferred = flavor_key(*r.preferred, kw->flavor, implied_flavor, levels);
+      for (kueue::SliceLayer& l : r.slices) l.topology = flavor_key(l.topology, kw->flavor, implied_flavor, levels);
+      r.implied = !r.required && !r.preferred && !r.unconstrained && r.slices.empty();
+      if (std::string problem = kueue_level_problem(r, kw->flavor); !problem.empty()) {
+        b.reject(s.where, fmt::format("Kueue would not admit it: {}", problem));
+        return std::nullopt;
+      }
+      p.group = s.group;
+      p.node_selector = s.node_selector;
+      p.required_affinity = s.required_affinity;
+      p.preferred_affinity = s.preferred_affinity;
+      p.tolerations = s.tolerations;
+      kw->pod_sets.push_back(std::move(p));
+    }
+    job.kueue = std::move(kw);
+  }
   return job;
 }
 
