@@ -11,6 +11,7 @@
 #include "topoplan/placement/comparison.hpp"
 #include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
+#include "topoplan/manifests/pod_list.hpp"
 #include "topoplan/placement/plan_io.hpp"
 #include "topoplan/placement/planner.hpp"
 #include "topoplan/support/json_writer.hpp"
@@ -100,10 +101,20 @@ int run_plan(const PlanCommandOptions& o) {
   options.topology_name = o.topology;
   JobPricer pricer(topology);
   options.pricer = &pricer;
+  // --occupied: a plan, or the pods already running (kubectl get pods).
   Plan occupied;
+  RunningPods running;
   if (!o.occupied.empty()) {
-    occupied = parse_plan_yaml(read_input(o.occupied), o.occupied, topology);
-    options.occupied = &occupied;
+    std::string text = read_input(o.occupied);
+    if (is_pod_list(text)) {
+      std::vector<Diagnostic> warnings;
+      running = read_pod_list({{text, o.occupied}}, topology, warnings);
+      for (const Diagnostic& d : warnings) print_warning(d);
+      options.running = &running;
+    } else {
+      occupied = parse_plan_yaml(text, o.occupied, topology);
+      options.occupied = &occupied;
+    }
   }
   Plan plan = plan_jobs(topology, std::move(jobs), options);
   return emit(topology, plan, o);
@@ -204,7 +215,10 @@ Action setup_plan(CLI::App& command) {
       ->required();
   add_level_labels(command, *o);
   command.add_option("--policy", o->policy, "placement policy (default topo; see below)")->option_text("P");
-  command.add_option("--occupied", o->occupied, "a plan whose accelerators are already taken")->option_text("PLAN");
+  command.add_option("--occupied", o->occupied,
+                     "a plan whose accelerators are already taken, or the pods already running (kubectl get pods "
+                     "-A -o json)")
+      ->option_text("FILE");
   command.add_option("-o,--output", o->output, "also write the plan to FILE (.json for JSON, else YAML)")
       ->option_text("FILE");
   add_plan_format(command, o->format);

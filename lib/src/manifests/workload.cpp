@@ -134,7 +134,15 @@ std::optional<Job> to_job(const WorkloadSpec& w, const LevelMap& levels, Manifes
     pods += s.pods;
     accelerators += s.pods * s.accelerators;
   }
-  bool whole = w.whole_nodes || (!counted_pods && per_pod > 0 && per_pod == node_size);
+  // A pod with all of a node's GPUs takes it whole, where nodes are alike; on
+  // nodes of several sizes (an 8-GPU node among 1-GPU nodes) it is a pod.
+  std::uint32_t smallest = largest;
+  {
+    auto [first, last] = t.domains_at(t.host_level());
+    for (DomainId n = first; n < last; ++n)
+      if (std::uint32_t a = t.domain(n).accelerator_count(); a > 0) smallest = std::min(smallest, a);
+  }
+  bool whole = w.whole_nodes || (!counted_pods && per_pod > 0 && per_pod == node_size && smallest == largest);
 
   // Topology: what every pod set asks for holds for the group only when they
   // all ask; one pod set's request is then only preferred.

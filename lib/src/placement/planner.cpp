@@ -83,7 +83,7 @@ struct Resolved {
 class Planner {
  public:
   Planner(const Topology& t, const PlanOptions& options)
-      : t_(t), options_(options), occupancy_(t), node_size_(typical_node_accelerators(t)) {
+      : t_(t), options_(options), occupancy_(t), usage_(t), node_size_(typical_node_accelerators(t)) {
     policy_ = make_policy(options.policy, t);
   }
 
@@ -93,11 +93,13 @@ class Planner {
   Resolved resolve(const Job& job) const;
   std::uint32_t tenant_id(const std::string& tenant);
   CapacityView view_for(const Job& job, const Resolved& r, const std::vector<DomainId>& excluded,
-                        DomainId inside = kNone) const;
+                        DomainId inside = kNone, bool exclusive_domains = true) const;
   PlaceRequest request_for(const Job& job, const Resolved& r) const;
   std::vector<std::uint32_t> place_replica(const Job& job, const Resolved& r, const std::vector<DomainId>& excluded,
                                            const PlacementPolicy& policy, DomainId inside = kNone) const;
   bool place(const Job& job, const Resolved& r, std::uint32_t job_id, JobPlacement& out);
+  bool place_pod_groups(const Job& job, const Resolved& r, std::uint32_t job_id, std::uint32_t groups,
+                        JobPlacement& out);
   bool place_inside(const Job& job, const Resolved& r, std::uint32_t job_id, DomainId inside, JobPlacement& out);
   void reserve(LevelIndex level, const std::vector<std::vector<DeviceId>>& replicas);
   void explain(const Job& job, const Resolved& r, JobPlacement& out);
@@ -114,6 +116,7 @@ class Planner {
   const Topology& t_;
   const PlanOptions& options_;
   Occupancy occupancy_;
+  NodeUsage usage_;  // what placed and running pods use besides accelerators
   std::uint32_t node_size_;
   std::unique_ptr<PlacementPolicy> policy_;
   std::map<std::string, std::uint32_t> tenants_;
@@ -169,7 +172,7 @@ std::uint32_t Planner::tenant_id(const std::string& tenant) {
 }
 
 CapacityView Planner::view_for(const Job& job, const Resolved& r, const std::vector<DomainId>& excluded,
-                               DomainId inside) const {
+                               DomainId inside, bool exclusive_domains) const {
   CapacityView view(occupancy_, r.whole_nodes);
   bool tenant_bound = !tenants_.empty();
   std::uint32_t tenant = kNone;
@@ -192,8 +195,9 @@ CapacityView Planner::view_for(const Job& job, const Resolved& r, const std::vec
     block(0, t_.domain(inside).accel_begin);
     block(t_.domain(inside).accel_end, accel_count);
   }
-  for (DomainId d : reserved_) block(t_.domain(d).accel_begin, t_.domain(d).accel_end);
-  if (r.exclusive) {
+  if (exclusive_domains)
+    for (DomainId d : reserved_) block(t_.domain(d).accel_begin, t_.domain(d).accel_end);
+  if (r.exclusive && exclusive_domains) {
     auto [first, last] = t_.domains_at(*r.exclusive);
     for (DomainId d = first; d < last; ++d)
       if (occupancy_.free_in(d) < occupancy_.usable_in(d)) block(t_.domain(d).accel_begin, t_.domain(d).accel_end);
@@ -234,6 +238,7 @@ std::vector<std::uint32_t> Planner::place_replica(const Job& job, const Resolved
 }
 
 bool Planner::place(const Job& job, const Resolved& r, std::uint32_t job_id, JobPlacement& out) {
+  if (std::uint32_t groups = policy_->pod_groups(job)) return place_pod_groups(job, r, job_id, groups, out);
   if (r.within) {
     // All replicas in one domain: the policy says which domains to try.
     WithinRequest within{request_for(job, r), job.replicas, *r.within, r.spread};
@@ -279,6 +284,71 @@ bool Planner::place_inside(const Job& job, const Resolved& r, std::uint32_t job_
   }
   out.placed = true;
   if (r.exclusive) reserve(*r.exclusive, out.replicas);
+  return true;
+}
+
+// A policy that places pods (kueue) places the job's pod groups one after
+// the other, each seeing the others; all or none. Its reason stands when one
+// does not fit. Spread and exclusive levels are the planner's constraints,
+// which such a policy does not know: check_placement reports what it breaks.
+bool Planner::place_pod_groups(const Job& job, const Resolved& r, std::uint32_t job_id, std::uint32_t groups,
+                               JobPlacement& out) {
+  const std::uint32_t tenant = tenant_id(job.tenant);
+  std::vector<std::uint32_t> taken;
+  std::vector<std::vector<std::uint32_t>> per_group;
+  struct Used {
+    DomainId node;
+    const ResourceList* per_pod;
+    std::int64_t pods;
+  };
+  std::vector<PodPlacement> results;
+  results.reserve(groups);
+  std::vector<Used> used;
+  auto rollback = [&]() {
+    for (std::uint32_t a : taken) occupancy_.release(a);
+    for (const Used& u : used) usage_.add(u.node, *u.per_pod, -u.pods);
+    out.pods.clear();
+  };
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    PlaceRequest request = request_for(job, r);
+    request.usage = &usage_;
+    request.pod_group = g;
+    // Domains kept to one job (exclusive_level) are topoplan's, not Kueue's.
+    results.push_back(policy_->place_pods(view_for(job, r, {}, kNone, false), request));
+    const PodPlacement& p = results.back();
+    if (p.pods.empty()) {
+      rollback();
+      out.reason = groups > 1 ? fmt::format("pod group {} of {}: {}", g + 1, groups, p.reason) : p.reason;
+      return false;
+    }
+    for (std::uint32_t a : p.accelerators) occupancy_.take(a, job_id, tenant);
+    taken.insert(taken.end(), p.accelerators.begin(), p.accelerators.end());
+    per_group.push_back(p.accelerators);
+    for (const PodPlacement::Pods& pods : p.pods) {
+      usage_.add(pods.node, pods.per_pod, pods.pods);
+      used.push_back({pods.node, &pods.per_pod, pods.pods});
+      out.pods.push_back({g, p.pod_sets[pods.pod_set], pods.node, pods.pods});
+    }
+  }
+  // Replicas: a group each when they match (LeaderWorkerSet groups), else
+  // runs of the job's replica size in rank order (Kueue slices), else one.
+  auto all = t_.accelerators();
+  std::vector<std::vector<std::uint32_t>> replicas;
+  if (groups == job.replicas) {
+    replicas = per_group;
+  } else if (job.replicas > 1 && r.ranks > 0 && taken.size() == std::size_t{job.replicas} * r.ranks) {
+    for (std::size_t i = 0; i < taken.size(); i += r.ranks)
+      replicas.emplace_back(taken.begin() + static_cast<std::ptrdiff_t>(i),
+                            taken.begin() + static_cast<std::ptrdiff_t>(i + r.ranks));
+  } else {
+    replicas.push_back(taken);
+  }
+  for (const auto& group : replicas) {
+    std::vector<DeviceId> devices;
+    for (std::uint32_t a : group) devices.push_back(all[a]);
+    out.replicas.push_back(std::move(devices));
+  }
+  out.placed = true;
   return true;
 }
 
@@ -513,13 +583,32 @@ Plan Planner::run(std::vector<Job> jobs) {
     }
   }
 
+  // Pods already running: their accelerators are taken, the rest is usage.
+  if (options_.running) {
+    const auto owner = static_cast<std::uint32_t>(jobs.size() + (options_.occupied ? options_.occupied->placements.size() : 0));
+    for (const RunningPods::OnNode& n : options_.running->nodes) {
+      const Domain& node = t_.domain(n.node);
+      std::uint32_t left = n.accelerators;
+      for (std::uint32_t a = node.accel_begin; a < node.accel_end && left > 0; ++a)
+        if (occupancy_.is_free(a)) {
+          occupancy_.take(a, owner);
+          --left;
+        }
+      ResourceList rest = n.requests;
+      rest.erase("nvidia.com/gpu");
+      rest.erase("amd.com/gpu");
+      usage_.add_total(n.node, rest);
+    }
+  }
+
   std::vector<std::size_t> order(jobs.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return jobs[a].priority > jobs[b].priority; });
   for (std::size_t j : order) {
     JobPlacement& out = plan.placements[j];
-    if (!place(jobs[j], resolved[j], static_cast<std::uint32_t>(j), out)) explain(jobs[j], resolved[j], out);
+    if (!place(jobs[j], resolved[j], static_cast<std::uint32_t>(j), out) && out.reason.empty())
+      explain(jobs[j], resolved[j], out);
   }
   plan.jobs = std::move(jobs);
   return plan;
@@ -534,6 +623,8 @@ Plan plan_jobs(const Topology& topology, std::vector<Job> jobs, const PlanOption
   if (options.occupied)
     for (const JobPlacement& p : options.occupied->placements)
       if (p.placed) occupied += p.device_count();
+  if (options.running)
+    for (const RunningPods::OnNode& n : options.running->nodes) occupied += n.accelerators;
   price_plan(topology, plan, options.pricer);
   plan.summary.accelerators_occupied = occupied;
   plan.summary.accelerators_free -= std::min(plan.summary.accelerators_free, occupied);
@@ -617,6 +708,22 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
     p.problems.clear();
     if (p.placed) p.problems = check_placement(topology, plan, j);
   }
+}
+
+Span span_of(const Topology& topology, const JobPlacement& placement) {
+  if (placement.pods.empty()) return span_of(topology, placement.replicas);
+  // Every pod's node, with or without accelerators.
+  Span span;
+  span.domains.resize(topology.host_level() + 1);
+  for (const JobPlacement::NodePods& p : placement.pods)
+    for (DomainId d = p.node; d != kNone && topology.domain(d).level >= 1; d = topology.domain(d).parent)
+      span.domains[topology.domain(d).level].push_back(d);
+  for (auto& level : span.domains) {
+    std::sort(level.begin(), level.end());
+    level.erase(std::unique(level.begin(), level.end()), level.end());
+  }
+  span.nodes = span.domains[topology.host_level()];
+  return span;
 }
 
 Span span_of(const Topology& topology, const std::vector<std::vector<DeviceId>>& replicas) {
@@ -775,7 +882,9 @@ std::vector<std::string> check_placement(const Topology& topology, const Plan& p
                                      level_name(level), topology.domain_name(both.front()), other.name,
                                      level_name(level)));
   }
-  std::uint64_t expected = job.nodes ? 0 : job.accelerators();
+  // Pods placed as Kueue places them hold what they request, which for pods
+  // without accelerators is none.
+  std::uint64_t expected = job.nodes || !p.pods.empty() ? 0 : job.accelerators();
   if (expected && p.device_count() != expected)
     problems.push_back(fmt::format("holds {} accelerators but asks for {}", p.device_count(), expected));
   return problems;
