@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <random>
 
 #include "topoplan/placement/kueue_tas.hpp"
 
@@ -272,4 +273,63 @@ TEST_CASE("exclusions are reported as Kueue reports them") {
   Assignment a = assign(f.tree, f.fits, pods(1, required(kHost)), Gates{}, ex);
   CHECK(a.reason == "topology \"default\" doesn't allow to fit any of 1 pod(s). Total nodes: 3; excluded: "
                     "nodeSelector: 1, resource \"cpu\": 1, taint \"gpu=yes:NoSchedule\": 1");
+}
+
+TEST_CASE("assign_counts with its index answers as assign does, on random trees") {
+  // The fast path (counts per domain, lookups in (pods, level values) order)
+  // against the full algorithm on the same capacities: every answer and
+  // every reason must be the same.
+  std::mt19937 rng(2724);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int compared = 0;
+  for (int round = 0; round < 400; ++round) {
+    const int levels = uniform(1, 3);
+    std::vector<std::string> keys;
+    for (int l = 0; l + 1 < levels; ++l) keys.push_back("l" + std::to_string(l));
+    keys.push_back(kHost);
+    Tree tree(keys);
+    std::vector<LeafFit> fits;
+    const int leaves = uniform(1, 24);
+    for (int i = 0; i < leaves; ++i) {
+      std::vector<std::string> values;
+      for (int l = 0; l + 1 < levels; ++l) values.push_back("d" + std::to_string(uniform(0, 3)));
+      values.push_back("h" + std::to_string(i));
+      std::uint32_t leaf = tree.add_leaf(values);
+      if (fits.size() <= leaf) fits.resize(leaf + 1);
+      fits[leaf].feasible = true;
+      fits[leaf].pods = fits[leaf].pods_with_leader = uniform(0, 5);
+    }
+    tree.finish();
+    std::vector<std::int64_t> pods(tree.domain_count(), 0);
+    CountIndex index(tree);
+    for (std::uint32_t leaf = 0; leaf < tree.leaf_count(); ++leaf)
+      for (std::uint32_t d = tree.leaf_domain(leaf); d != 0xffffffffu; d = tree.parent(d)) pods[d] += fits[leaf].pods;
+    for (std::uint32_t d = 0; d < tree.domain_count(); ++d) index.set(d, pods[d]);
+    Workspace ws;
+    for (int q = 0; q < 6; ++q) {
+      Request r;
+      r.count = uniform(1, 30);
+      const std::string& level = keys[static_cast<std::size_t>(uniform(0, levels - 1))];
+      switch (uniform(0, 3)) {
+        case 0: r.topology.required = level; break;
+        case 1: r.topology.preferred = level; break;
+        case 2: r.topology.unconstrained = true; break;
+        default: r.topology.implied = true; break;
+      }
+      Gates g;
+      g.profile_mixed = uniform(0, 1) == 1;
+      Assignment full = assign(tree, fits, r, g, Exclusions{});
+      Assignment fast = assign_counts(tree, ws, pods, &index, r, g, Exclusions{});
+      INFO("round " << round << " query " << q);
+      REQUIRE(full.ok == fast.ok);
+      REQUIRE(full.reason == fast.reason);
+      REQUIRE(full.workers.size() == fast.workers.size());
+      for (std::size_t i = 0; i < full.workers.size(); ++i) {
+        CHECK(full.workers[i].leaf == fast.workers[i].leaf);
+        CHECK(full.workers[i].pods == fast.workers[i].pods);
+      }
+      ++compared;
+    }
+  }
+  CHECK(compared == 2400);
 }

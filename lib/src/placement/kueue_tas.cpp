@@ -104,6 +104,12 @@ void Tree::finish() {
               [&](std::uint32_t a, std::uint32_t b) { return domains_[a].values < domains_[b].values; });
     for (std::uint32_t i = 0; i < sorted.size(); ++i) domains_[sorted[i]].rank = i;
   }
+  rank_.resize(domains_.size());
+  parent_.resize(domains_.size());
+  for (std::uint32_t d = 0; d < domains_.size(); ++d) {
+    rank_[d] = domains_[d].rank;
+    parent_[d] = domains_[d].parent;
+  }
 }
 
 namespace {
@@ -128,28 +134,96 @@ struct Node {
   std::uint32_t origin = 0;  // the tree domain it is (a copy of)
 };
 
+}  // namespace
+
+// States are kept between runs and stamped with the run that wrote them; a
+// state of an earlier run reads as a fresh one (zero, or from the counts).
+struct Workspace::Impl {
+  std::vector<State> state;
+  std::vector<std::uint64_t> stamp;
+  std::vector<Node> copies;  // domain tree.domain_count() + i is copies[i]
+  std::uint64_t run = 0;
+};
+
+struct CountIndex::Impl {
+  // Per level, (pods, rank) of each domain; per level, rank -> domain.
+  std::vector<std::set<std::pair<std::int64_t, std::uint32_t>>> order;
+  std::vector<std::vector<std::uint32_t>> by_rank;
+  std::vector<std::int64_t> pods;  // per domain, as in `order`
+  std::vector<std::uint32_t> level;
+  std::vector<std::uint32_t> rank;
+};
+
+CountIndex::CountIndex(const Tree& tree) : impl_(std::make_unique<Impl>()) {
+  Impl& x = *impl_;
+  x.order.resize(tree.levels());
+  x.by_rank.resize(tree.levels());
+  x.pods.assign(tree.domain_count(), 0);
+  x.level.resize(tree.domain_count());
+  x.rank.resize(tree.domain_count());
+  for (std::uint32_t l = 0; l < tree.levels(); ++l) {
+    x.by_rank[l].resize(tree.at_level(l).size());
+    for (std::uint32_t d : tree.at_level(l)) {
+      x.level[d] = l;
+      x.rank[d] = tree.rank(d);
+      x.by_rank[l][tree.rank(d)] = d;
+      x.order[l].emplace(0, tree.rank(d));
+    }
+  }
+}
+
+void CountIndex::set(std::uint32_t d, std::int64_t pods) {
+  Impl& x = *impl_;
+  if (x.pods[d] == pods) return;
+  auto& order = x.order[x.level[d]];
+  order.erase({x.pods[d], x.rank[d]});
+  order.emplace(pods, x.rank[d]);
+  x.pods[d] = pods;
+}
+
+CountIndex::~CountIndex() = default;
+CountIndex::CountIndex(CountIndex&&) noexcept = default;
+CountIndex& CountIndex::operator=(CountIndex&&) noexcept = default;
+
+Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+Workspace::~Workspace() = default;
+Workspace::Workspace(Workspace&&) noexcept = default;
+Workspace& Workspace::operator=(Workspace&&) noexcept = default;
+
+namespace {
+
 enum class Unit { pods, slices };
 
 class Run {
  public:
-  Run(const Tree& tree, const std::vector<LeafFit>& fits, const Request& request, const Gates& gates,
-      const Exclusions& exclusions, const std::string& topology_name)
-      : tree_(tree), fits_(fits), request_(request), gates_(gates), ex_(exclusions), name_(topology_name) {}
+  Run(const Tree& tree, Workspace::Impl& ws, const std::vector<LeafFit>* fits, const std::vector<std::int64_t>* counts,
+      const CountIndex::Impl* index, const Request& request, const Gates& gates, const Exclusions& exclusions,
+      const std::string& topology_name)
+      : tree_(tree), ws_(ws), fits_(fits), counts_(counts), index_(index), request_(request), gates_(gates),
+        ex_(exclusions), name_(topology_name) {}
 
   Assignment run();
 
  private:
   // --- the domain graph: the tree's domains, then copies ------------------
   bool copied(std::uint32_t d) const { return d >= tree_.domain_count(); }
-  const Node& copy(std::uint32_t d) const { return copies_[d - tree_.domain_count()]; }
+  const Node& copy(std::uint32_t d) const { return ws_.copies[d - tree_.domain_count()]; }
   std::uint32_t level(std::uint32_t d) const { return copied(d) ? copy(d).level : tree_.domain(d).level; }
   const std::vector<std::uint32_t>& children(std::uint32_t d) const {
     return copied(d) ? copy(d).children : tree_.domain(d).children;
   }
   const Tree::Domain& origin(std::uint32_t d) const { return tree_.domain(copied(d) ? copy(d).origin : d); }
-  std::uint32_t rank(std::uint32_t d) const { return origin(d).rank; }
-  State& st(std::uint32_t d) { return state_[d]; }
-  const State& st(std::uint32_t d) const { return state_[d]; }
+  std::uint32_t rank(std::uint32_t d) const { return tree_.rank(copied(d) ? copy(d).origin : d); }
+  // A domain's state in this run: from the counts, or zero, until written.
+  State& st(std::uint32_t d) const {
+    if (ws_.stamp[d] != ws_.run) {
+      ws_.stamp[d] = ws_.run;
+      State& s = ws_.state[d];
+      s = State();
+      if (counts_) s.pods = s.slices = s.pods_wl = s.slices_wl = (*counts_)[d];
+    }
+    return ws_.state[d];
+  }
 
   std::uint32_t clone(std::uint32_t d, std::uint32_t parent);
   std::vector<std::uint32_t> clone_all(const std::vector<std::uint32_t>& ds);
@@ -158,8 +232,14 @@ class Run {
   bool best_fit() const { return !least_free_capacity(); }
   bool least_free_capacity() const { return unconstrained_ && gates_.profile_mixed; }
   int compare_values(std::uint32_t a, std::uint32_t b) const;
+  bool before_with_leader(std::uint32_t a, std::uint32_t b, bool lfc) const;
   std::vector<std::uint32_t> sorted_with_leader(std::vector<std::uint32_t> ds, bool lfc) const;
+  bool before_plain(std::uint32_t a, std::uint32_t b, bool lfc) const;
   std::vector<std::uint32_t> sorted(std::vector<std::uint32_t> ds, bool lfc) const;
+  std::optional<std::string> greedy_without_leader(std::uint32_t search, std::int64_t slice_count,
+                                                   std::uint32_t& fit_level, std::vector<std::uint32_t>& out);
+  std::optional<std::string> find_level_indexed(std::uint32_t search, std::uint32_t& fit_level,
+                                                std::vector<std::uint32_t>& out);
   std::span<const std::uint32_t> top_affinity_tier(std::span<const std::uint32_t> ds) const;
   std::uint32_t best_fit_by(std::span<const std::uint32_t> ds, std::int64_t needed, Unit unit,
                             std::int64_t leaders) const;
@@ -200,14 +280,15 @@ class Run {
   std::optional<std::string> place_balanced(std::vector<std::uint32_t>& ds, std::int64_t threshold);
 
   const Tree& tree_;
-  const std::vector<LeafFit>& fits_;
+  Workspace::Impl& ws_;
+  const std::vector<LeafFit>* fits_;          // per leaf; null with counts
+  const std::vector<std::int64_t>* counts_;   // pods per domain, or null
+  const CountIndex::Impl* index_;             // the counts by level, or null
   const Request& request_;
   const Gates& gates_;
   const Exclusions& ex_;
   const std::string& name_;
 
-  std::vector<Node> copies_;  // domain tree_.domain_count() + i is copies_[i]
-  std::vector<State> state_;
 
   std::int64_t count_ = 0;
   std::int64_t leaders_ = 0;
@@ -221,17 +302,19 @@ class Run {
 };
 
 std::uint32_t Run::clone(std::uint32_t d, std::uint32_t parent) {
-  auto id = static_cast<std::uint32_t>(tree_.domain_count() + copies_.size());
+  auto id = static_cast<std::uint32_t>(tree_.domain_count() + ws_.copies.size());
   Node n;
   n.level = level(d);
   n.parent = parent;
   n.origin = copied(d) ? copy(d).origin : d;
   const std::vector<std::uint32_t> kids_of_d = children(d);
-  copies_.push_back(std::move(n));
-  state_.push_back(state_[d]);
+  const State from = st(d);
+  ws_.copies.push_back(std::move(n));
+  ws_.state.push_back(from);
+  ws_.stamp.push_back(ws_.run);
   std::vector<std::uint32_t> kids;
   for (std::uint32_t c : kids_of_d) kids.push_back(clone(c, id));
-  copies_[id - tree_.domain_count()].children = std::move(kids);
+  ws_.copies[id - tree_.domain_count()].children = std::move(kids);
   return id;
 }
 
@@ -247,31 +330,73 @@ int Run::compare_values(std::uint32_t a, std::uint32_t b) const {
   return ra < rb ? -1 : ra > rb ? 1 : 0;
 }
 
+bool Run::before_with_leader(std::uint32_t a, std::uint32_t b, bool lfc) const {
+  const State& x = st(a);
+  const State& y = st(b);
+  if (x.leaders != y.leaders) return x.leaders > y.leaders;
+  if (gates_.respect_affinity_preferred && x.affinity != y.affinity) return x.affinity > y.affinity;
+  if (x.slices_wl != y.slices_wl) return lfc ? x.slices_wl < y.slices_wl : x.slices_wl > y.slices_wl;
+  if (x.pods_wl != y.pods_wl) return x.pods_wl < y.pods_wl;
+  return compare_values(a, b) < 0;
+}
+
 std::vector<std::uint32_t> Run::sorted_with_leader(std::vector<std::uint32_t> ds, bool lfc) const {
-  const bool affinity = gates_.respect_affinity_preferred;
-  std::sort(ds.begin(), ds.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const State& x = st(a);
-    const State& y = st(b);
-    if (x.leaders != y.leaders) return x.leaders > y.leaders;
-    if (affinity && x.affinity != y.affinity) return x.affinity > y.affinity;
-    if (x.slices_wl != y.slices_wl) return lfc ? x.slices_wl < y.slices_wl : x.slices_wl > y.slices_wl;
-    if (x.pods_wl != y.pods_wl) return x.pods_wl < y.pods_wl;
-    return compare_values(a, b) < 0;
-  });
+  std::sort(ds.begin(), ds.end(), [&](std::uint32_t a, std::uint32_t b) { return before_with_leader(a, b, lfc); });
   return ds;
 }
 
+bool Run::before_plain(std::uint32_t a, std::uint32_t b, bool lfc) const {
+  const State& x = st(a);
+  const State& y = st(b);
+  if (gates_.respect_affinity_preferred && x.affinity != y.affinity) return x.affinity > y.affinity;
+  if (x.slices != y.slices) return lfc ? x.slices < y.slices : x.slices > y.slices;
+  if (x.pods != y.pods) return x.pods < y.pods;
+  return compare_values(a, b) < 0;
+}
+
 std::vector<std::uint32_t> Run::sorted(std::vector<std::uint32_t> ds, bool lfc) const {
-  const bool affinity = gates_.respect_affinity_preferred;
-  std::sort(ds.begin(), ds.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const State& x = st(a);
-    const State& y = st(b);
-    if (affinity && x.affinity != y.affinity) return x.affinity > y.affinity;
-    if (x.slices != y.slices) return lfc ? x.slices < y.slices : x.slices > y.slices;
-    if (x.pods != y.pods) return x.pods < y.pods;
-    return compare_values(a, b) < 0;
-  });
+  std::sort(ds.begin(), ds.end(), [&](std::uint32_t a, std::uint32_t b) { return before_plain(a, b, lfc); });
   return ds;
+}
+
+// The greedy walk of findLevelWithFitDomains without a leader: the level's
+// domains in sortedDomains order, each whole, with BestFit the best fit of
+// those left for the last. (Without a leader sortedDomainsWithLeader gives
+// the same order.) Domains that hold nothing change nothing on that walk and
+// are left out; the others come off a heap, so a request that a few domains
+// complete costs a pass over the level, not a sort of it.
+std::optional<std::string> Run::greedy_without_leader(std::uint32_t search, std::int64_t slice_count,
+                                                      std::uint32_t& fit_level, std::vector<std::uint32_t>& out) {
+  const bool lfc = least_free_capacity();
+  std::vector<std::uint32_t> heap;
+  for (std::uint32_t d : tree_.at_level(search))
+    if (st(d).slices > 0) heap.push_back(d);
+  auto later = [&](std::uint32_t a, std::uint32_t b) { return before_plain(b, a, lfc); };
+  std::make_heap(heap.begin(), heap.end(), later);
+  std::vector<std::uint32_t> results;
+  std::int64_t remaining = slice_count;
+  while (remaining > 0 && !heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    std::uint32_t d = heap.back();
+    heap.pop_back();
+    if (best_fit() && st(d).slices >= remaining) {
+      // findBestFitDomainBy over d and the rest: the fewest slices that hold
+      // the remainder, first in order, in d's affinity tier.
+      std::uint32_t best = d;
+      for (std::uint32_t x : heap) {
+        if (gates_.respect_affinity_preferred && st(x).affinity != st(d).affinity) continue;
+        if (st(x).slices < remaining) continue;
+        if (st(x).slices < st(best).slices || (st(x).slices == st(best).slices && before_plain(x, best, lfc))) best = x;
+      }
+      d = best;
+    }
+    results.push_back(d);
+    remaining -= st(d).slices;
+  }
+  if (remaining > 0) return reason_or_multi(search, slice_count - remaining, slice_count);
+  fit_level = search;
+  out = std::move(results);
+  return std::nullopt;
 }
 
 // topAffinityTierDomains: BestFit never trades a higher affinity for a tighter fit.
@@ -368,8 +493,9 @@ std::string Run::reason_or_multi(std::uint32_t lvl, std::int64_t fit, std::int64
 
 // fillInCounts: leaves from the adapter's fits, then the roll-up.
 void Run::fill_counts() {
+  if (counts_) return;  // the counts are the roll-up
   for (std::uint32_t leaf = 0; leaf < tree_.leaf_count(); ++leaf) {
-    const LeafFit& f = fits_[leaf];
+    const LeafFit& f = (*fits_)[leaf];
     if (!f.feasible) continue;
     State& s = st(tree_.leaf_domain(leaf));
     s.affinity += f.affinity;
@@ -534,30 +660,51 @@ std::optional<std::string> Run::find_level(std::uint32_t search, std::uint32_t& 
                                            std::vector<std::uint32_t>& out) {
   const std::vector<std::uint32_t>& at = tree_.at_level(search);
   if (at.empty()) return fmt::format("no topology domains at level: {}", tree_.level_keys()[search]);
-  std::vector<std::uint32_t> domains = sorted_with_leader(at, least_free_capacity());
-  std::uint32_t top = domains.front();
+  if (index_ && counts_ && leaders_ == 0) return find_level_indexed(search, fit_level, out);
+  // Kueue sorts the level's domains (sortedDomainsWithLeader) and, when one
+  // domain will do, takes the first or the best fit in that order: the same
+  // domain is found by a scan, and the sort waits until several are needed.
+  const bool lfc = least_free_capacity();
+  auto before = [&](std::uint32_t a, std::uint32_t b) { return before_with_leader(a, b, lfc); };
+  std::uint32_t top = *std::min_element(at.begin(), at.end(), before);
   const std::int64_t slice_count = count_ / slice_size_;
-  if (best_fit() && st(top).slices_wl >= slice_count && st(top).leaders >= leaders_)
-    top = best_fit_by(domains, slice_count, Unit::slices, leaders_);
+  if (best_fit() && st(top).slices_wl >= slice_count && st(top).leaders >= leaders_) {
+    // findBestFitDomainBy: the fewest slices that hold them, first in order,
+    // within the top domain's affinity tier.
+    const std::int64_t tier = st(top).affinity;
+    for (std::uint32_t d : at) {
+      const State& s = st(d);
+      if (gates_.respect_affinity_preferred && s.affinity != tier) continue;
+      if (s.leaders < leaders_) continue;
+      const std::int64_t c = leaders_ > 0 ? s.slices_wl : s.slices;
+      if (c < slice_count) continue;
+      const State& b = st(top);
+      const std::int64_t cb = leaders_ > 0 ? b.slices_wl : b.slices;
+      if (c < cb || (c == cb && before(d, top))) top = d;
+    }
+  }
 
-  if (least_free_capacity()) {
-    for (std::uint32_t d : domains) {
+  if (lfc) {
+    std::optional<std::uint32_t> first;
+    for (std::uint32_t d : at) {
       std::int64_t capacity = st(d).slices;
       if (leaders_ > 0) {
         if (st(d).leaders < leaders_) continue;
         capacity = st(d).slices_wl;
       }
-      if (capacity >= slice_count) {
-        fit_level = search;
-        out = {d};
-        return std::nullopt;
-      }
+      if (capacity >= slice_count && (!first || before(d, *first))) first = d;
     }
-    if (required_) return reason_or_multi(search, st(domains.back()).pods, slice_count);
+    if (first) {
+      fit_level = search;
+      out = {*first};
+      return std::nullopt;
+    }
+    if (required_) return reason_or_multi(search, st(*std::max_element(at.begin(), at.end(), before)).pods, slice_count);
   }
   if (st(top).slices_wl < slice_count || st(top).leaders < leaders_) {
     if (required_) {
       if (gates_.respect_affinity_preferred) {
+        const std::vector<std::uint32_t> domains = sorted_with_leader(at, lfc);
         for (std::size_t i = 1; i < domains.size(); ++i) {
           std::uint32_t d = domains[i];
           if (st(d).slices_wl >= slice_count && st(d).leaders >= leaders_) {
@@ -571,7 +718,9 @@ std::optional<std::string> Run::find_level(std::uint32_t search, std::uint32_t& 
       return reason_or_multi(search, st(top).slices, slice_count);
     }
     if (search > 0 && !unconstrained_) return find_level(search - 1, fit_level, out);
+    if (leaders_ == 0) return greedy_without_leader(search, slice_count, fit_level, out);
 
+    std::vector<std::uint32_t> domains = sorted_with_leader(at, lfc);
     std::vector<std::uint32_t> results;
     std::int64_t remaining = slice_count;
     std::int64_t remaining_leaders = leaders_;
@@ -604,6 +753,60 @@ std::optional<std::string> Run::find_level(std::uint32_t search, std::uint32_t& 
   }
   fit_level = search;
   out = {top};
+  return std::nullopt;
+}
+
+// find_level with the counts' index. With only counts (no leader, no slices,
+// no affinity), a domain's slices are its pods and the sort orders are: BestFit
+// by pods descending, LeastFreeCapacity ascending, then level values. So the
+// first domain in order that holds the request (LeastFreeCapacity) and the
+// tightest one that does (BestFit) are both the smallest count at least the
+// request, the first by level values: a lookup in (pods, rank) order. The
+// greedy walks are walks of that order.
+std::optional<std::string> Run::find_level_indexed(std::uint32_t search, std::uint32_t& fit_level,
+                                                   std::vector<std::uint32_t>& out) {
+  const auto& order = index_->order[search];
+  const auto& by_rank = index_->by_rank[search];
+  const std::int64_t needed = count_;  // slice size 1
+  const std::int64_t most = order.rbegin()->first;
+  if (most >= needed) {
+    fit_level = search;
+    out = {by_rank[order.lower_bound({needed, 0})->second]};
+    return std::nullopt;
+  }
+  if (required_) return reason_or_multi(search, most, needed);
+  if (search > 0 && !unconstrained_) return find_level(search - 1, fit_level, out);
+  std::vector<std::uint32_t> results;
+  std::int64_t remaining = needed;
+  if (least_free_capacity()) {
+    // Ascending, each whole; domains holding nothing change nothing.
+    for (auto it = order.lower_bound({1, 0}); remaining > 0 && it != order.end(); ++it) {
+      results.push_back(by_rank[it->second]);
+      remaining -= it->first;
+    }
+  } else {
+    // Descending by pods, level values ascending among equals; the domain
+    // that completes the request is the tightest left that does.
+    auto group_end = order.end();
+    while (remaining > 0 && group_end != order.begin()) {
+      const std::int64_t pods = std::prev(group_end)->first;
+      if (pods <= 0) break;
+      auto group_begin = order.lower_bound({pods, 0});
+      for (auto it = group_begin; remaining > 0 && it != group_end; ++it) {
+        std::uint32_t d = by_rank[it->second];
+        if (it->first >= remaining) {
+          auto tight = order.lower_bound({remaining, 0});
+          if (tight->first < pods) d = by_rank[tight->second];
+        }
+        results.push_back(d);
+        remaining -= index_->pods[d];
+      }
+      group_end = group_begin;
+    }
+  }
+  if (remaining > 0) return reason_or_multi(search, needed - remaining, needed);
+  fit_level = search;
+  out = std::move(results);
   return std::nullopt;
 }
 
@@ -927,7 +1130,11 @@ Assignment Run::run() {
   }
   if (!size_at_level_.empty()) multi_layers_ = layers;
 
-  state_.assign(tree_.domain_count(), State());
+  // A fresh run over the workspace: earlier states read as new.
+  ++ws_.run;
+  ws_.copies.clear();
+  ws_.state.resize(tree_.domain_count());
+  ws_.stamp.resize(tree_.domain_count(), 0);
 
   // Phase 1.
   fill_counts();
@@ -993,8 +1200,26 @@ Assignment Run::run() {
 
 Assignment assign(const Tree& tree, const std::vector<LeafFit>& fits, const Request& request, const Gates& gates,
                   const Exclusions& exclusions, const std::string& topology_name) {
-  Run run(tree, fits, request, gates, exclusions, topology_name);
-  return run.run();
+  Workspace ws;
+  return assign(tree, ws, fits, request, gates, exclusions, topology_name);
+}
+
+Assignment assign(const Tree& tree, Workspace& workspace, const std::vector<LeafFit>& fits, const Request& request,
+                  const Gates& gates, const Exclusions& exclusions, const std::string& topology_name) {
+  return Run(tree, workspace.impl(), &fits, nullptr, nullptr, request, gates, exclusions, topology_name).run();
+}
+
+Assignment assign_counts(const Tree& tree, Workspace& workspace, const std::vector<std::int64_t>& pods,
+                         const CountIndex* index, const Request& request, const Gates& gates,
+                         const Exclusions& exclusions, const std::string& topology_name) {
+  Assignment a;
+  if (request.leader || !request.topology.slices.empty() || pods.size() != tree.domain_count()) {
+    a.reason = "code assumptions violated: assign_counts needs pods per domain of a request without leader or slices";
+    return a;
+  }
+  return Run(tree, workspace.impl(), nullptr, &pods, index ? &index->impl() : nullptr, request, gates, exclusions,
+             topology_name)
+      .run();
 }
 
 }  // namespace topoplan::kueue

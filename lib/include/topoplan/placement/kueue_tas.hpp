@@ -13,7 +13,9 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,9 @@ class Tree {
   };
   const Domain& domain(std::uint32_t d) const { return domains_[d]; }
   const std::vector<std::uint32_t>& at_level(std::uint32_t level) const { return per_level_[level]; }
+  /// Domain::rank and Domain::parent, densely (what the algorithm reads most).
+  std::uint32_t rank(std::uint32_t d) const { return rank_[d]; }
+  std::uint32_t parent(std::uint32_t d) const { return parent_[d]; }
 
  private:
   std::vector<std::string> level_keys_;
@@ -77,6 +82,8 @@ class Tree {
   std::vector<Domain> domains_;
   std::vector<std::vector<std::uint32_t>> per_level_;
   std::vector<std::uint32_t> leaves_;                 // leaf -> domain
+  std::vector<std::uint32_t> rank_;
+  std::vector<std::uint32_t> parent_;
   std::map<std::string, std::uint32_t> by_id_;        // per level: id -> domain (key: level + '\n' + id)
   bool finished_ = false;
 };
@@ -136,9 +143,55 @@ struct Assignment {
   std::vector<LeafPods> leader;
 };
 
+/// Scratch space of assign() for one tree, kept between calls so that a run
+/// costs only the domains it looks at.
+class Workspace {
+ public:
+  Workspace();
+  ~Workspace();
+  Workspace(Workspace&&) noexcept;
+  Workspace& operator=(Workspace&&) noexcept;
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 /// Kueue's assignment for `request` on `tree` with per-leaf fits `fits`
 /// (indexed by leaf). `topology_name` is the Topology's name for messages.
 Assignment assign(const Tree& tree, const std::vector<LeafFit>& fits, const Request& request, const Gates& gates,
                   const Exclusions& exclusions, const std::string& topology_name = "default");
+Assignment assign(const Tree& tree, Workspace& workspace, const std::vector<LeafFit>& fits, const Request& request,
+                  const Gates& gates, const Exclusions& exclusions, const std::string& topology_name = "default");
+
+/// The domains of every level ordered by (pods, level values), for
+/// assign_counts: where the algorithm scans a level for the first or the
+/// tightest domain that holds a request, this finds it in O(log n). Kept by
+/// the caller next to its counts.
+class CountIndex {
+ public:
+  explicit CountIndex(const Tree& tree);
+  /// Domain `d` now holds `pods`.
+  void set(std::uint32_t d, std::int64_t pods);
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+  ~CountIndex();
+  CountIndex(CountIndex&&) noexcept;
+  CountIndex& operator=(CountIndex&&) noexcept;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The same for a request whose pods per domain say everything (one pod set,
+/// no leader, no slices, no affinity scores): `pods[d]` is what domain `d`
+/// holds (the sum over its leaves), so nothing is rolled up and only the
+/// domains the algorithm looks at cost anything; with `index` (holding the
+/// same counts) a level is not even scanned. Gives what assign() gives with
+/// fits whose sums are `pods`.
+Assignment assign_counts(const Tree& tree, Workspace& workspace, const std::vector<std::int64_t>& pods,
+                         const CountIndex* index, const Request& request, const Gates& gates,
+                         const Exclusions& exclusions, const std::string& topology_name = "default");
 
 }  // namespace topoplan::kueue
