@@ -98,12 +98,28 @@ Labels node_labels(const Topology& t, DomainId node) {
 struct KueuePolicy::Flavor {
   kueue::Tree tree{{}};
   std::vector<std::vector<DomainId>> leaf_nodes;  // per leaf, in hostname order
+  kueue::Workspace workspace;
+  // Pods per domain for pods of N accelerators each, where only
+  // accelerators count (a topology without allocatable) and a leaf is one
+  // node: kept up to date from each node's free accelerators, so that a job
+  // costs a pass over the nodes rather than a roll-up of the tree.
+  struct Shape {
+    std::vector<std::int64_t> free;  // per leaf: free accelerators last seen (-1: not yet)
+    std::vector<std::int64_t> pods;  // per domain
+    int empty_leaves = 0;            // leaves that hold no pod
+    const Occupancy* occupancy = nullptr;  // whose free accelerators `free` holds
+    std::size_t seen = 0;                  // entries of the policy's node log applied
+    std::optional<kueue::CountIndex> index;  // `pods` by level, for the engine's lookups
+  };
+  std::map<std::int64_t, Shape> shapes;
+  bool single_node_leaves = true;
+  std::vector<std::uint32_t> leaf_of_node;  // per host-level domain (from the first): leaf or kNone
 };
 
 KueuePolicy::KueuePolicy(const Topology& topology, kueue::Gates gates) : topology_(&topology), gates_(gates) {}
 KueuePolicy::~KueuePolicy() = default;
 
-const KueuePolicy::Flavor& KueuePolicy::flavor(const Topology& t, const KueueFlavor& f) const {
+KueuePolicy::Flavor& KueuePolicy::flavor(const Topology& t, const KueueFlavor& f) const {
   std::string key = fmt::format("{}|", static_cast<const void*>(&t));
   for (const KueueLevel& l : f.levels) key += fmt::format("{}={};", l.key, l.level ? static_cast<long long>(*l.level) : -1);
   key += "|";
@@ -147,8 +163,12 @@ const KueuePolicy::Flavor& KueuePolicy::flavor(const Topology& t, const KueueFla
     std::uint32_t leaf = out->tree.add_leaf(values);
     if (leaf >= out->leaf_nodes.size()) out->leaf_nodes.resize(leaf + 1);
     out->leaf_nodes[leaf].push_back(n);
+    if (out->leaf_of_node.empty()) out->leaf_of_node.assign(last - first, kNone);
+    out->leaf_of_node[n - first] = leaf;
   }
   out->tree.finish();
+  for (const auto& nodes_of_leaf : out->leaf_nodes) out->single_node_leaves = out->single_node_leaves && nodes_of_leaf.size() == 1;
+  out->single_node_leaves = out->single_node_leaves && out->tree.hostname_leaves();
   return *flavors_.emplace(std::move(key), std::move(out)).first->second;
 }
 
@@ -243,34 +263,85 @@ struct Assumed {
   std::map<DomainId, std::int64_t> accelerators;
 };
 
+// One requested resource, with where its free amount comes from.
+struct Need {
+  std::string name;
+  bool accelerator = false;
+  const std::vector<std::int64_t>* allocatable = nullptr;  // per node; null: not known (unlimited)
+  const std::vector<std::int64_t>* used = nullptr;         // per node; null: nothing used
+};
+
 class Placer {
  public:
-  Placer(const Topology& t, const CapacityView& view, const NodeUsage* usage, const kueue::Gates& gates)
-      : t_(t), view_(view), usage_(usage), gates_(gates), known_(t.has_node_resources()) {}
+  Placer(const Topology& t, const CapacityView& view, const NodeUsage* usage, const kueue::Gates& gates,
+         std::map<std::string, std::vector<std::int64_t>, std::less<>>& allocatable)
+      : t_(t), view_(view), usage_(usage), gates_(gates), known_(t.has_node_resources()),
+        first_node_(t.domains_at(t.host_level()).first), allocatable_(allocatable) {}
 
-  // The free amount of `resource` on `node`.
-  std::int64_t free(DomainId node, std::string_view resource, const Assumed& assumed) const {
-    if (is_accelerator_resource(resource)) {
+  // The resources of `requests` (any number of request lists), in name order.
+  std::vector<Need> needs(std::initializer_list<const ResourceList*> requests) {
+    std::vector<std::string> names;
+    for (const ResourceList* r : requests)
+      for (const auto& [name, value] : *r) names.push_back(name);
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    std::vector<Need> out;
+    for (const std::string& name : names) {
+      Need n;
+      n.name = name;
+      n.accelerator = is_accelerator_resource(name);
+      if (!n.accelerator && known_) {
+        n.allocatable = &column(name);
+        n.used = usage_ ? usage_->column(name) : nullptr;
+      }
+      out.push_back(std::move(n));
+    }
+    return out;
+  }
+
+  // A request list as values aligned with `needs` (0: not requested).
+  static std::vector<std::int64_t> aligned(const std::vector<Need>& needs, const ResourceList& requests) {
+    std::vector<std::int64_t> out(needs.size(), 0);
+    for (std::size_t i = 0; i < needs.size(); ++i) out[i] = requests.value(needs[i].name);
+    return out;
+  }
+
+  // The free amount of a need on `node`.
+  std::int64_t free(DomainId node, const Need& need, const Assumed& assumed) const {
+    if (need.accelerator) {
       auto it = assumed.accelerators.find(node);
       return view_.accelerators(node) - (it == assumed.accelerators.end() ? 0 : it->second);
     }
-    if (!known_) return kUnlimited;
-    std::int64_t v = t_.node_resources(node).allocatable.value(resource);
-    if (usage_) v -= usage_->used(node).value(resource);
-    if (auto it = assumed.resources.find(node); it != assumed.resources.end()) v -= it->second.value(resource);
+    if (!need.allocatable) return kUnlimited;
+    std::int64_t v = (*need.allocatable)[node - first_node_];
+    if (need.used) v -= (*need.used)[node - first_node_];
+    if (!assumed.resources.empty())
+      if (auto it = assumed.resources.find(node); it != assumed.resources.end()) v -= it->second.value(need.name);
     return v;
   }
 
-  // The capacity of `nodes` (one leaf) for the resources of `requests`.
-  ResourceList capacity(const std::vector<DomainId>& nodes, const ResourceList& requests, const Assumed& assumed) const {
-    ResourceList c;
-    for (const auto& [name, value] : requests) {
-      (void)value;
-      std::int64_t sum = 0;
-      for (DomainId n : nodes) sum += free(n, name, assumed);
-      c.set(name, sum);
+  // The capacity of `nodes` (one leaf) per need.
+  void capacity(const std::vector<DomainId>& nodes, const std::vector<Need>& needs, const Assumed& assumed,
+                std::vector<std::int64_t>& out) const {
+    out.assign(needs.size(), 0);
+    for (std::size_t i = 0; i < needs.size(); ++i)
+      for (DomainId n : nodes) out[i] += free(n, needs[i], assumed);
+  }
+
+  // resources.CountInWithLimitingResource over aligned values.
+  static std::pair<std::int64_t, std::size_t> fit(const std::vector<std::int64_t>& request,
+                                                  const std::vector<std::int64_t>& capacity) {
+    std::int64_t best = 0;
+    std::size_t limiting = request.size();
+    for (std::size_t i = 0; i < request.size(); ++i) {
+      if (request[i] == 0) continue;
+      std::int64_t count = std::clamp<std::int64_t>(capacity[i] / request[i], 0, std::numeric_limits<std::int32_t>::max());
+      if (limiting == request.size() || count < best) {
+        best = count;
+        limiting = i;
+      }
     }
-    return c;
+    return {best, limiting};
   }
 
   struct Filter {
@@ -309,11 +380,23 @@ class Placer {
     return Exclusion::none;
   }
 
+  // A resource's allocatable per node (0 where a node lacks it), built once.
+  const std::vector<std::int64_t>& column(const std::string& name) {
+    auto it = allocatable_.find(name);
+    if (it != allocatable_.end()) return it->second;
+    auto [first, last] = t_.domains_at(t_.host_level());
+    std::vector<std::int64_t> c(last - first, 0);
+    for (DomainId n = first; n < last; ++n) c[n - first] = t_.node_resources(n).allocatable.value(name);
+    return allocatable_.emplace(name, std::move(c)).first->second;
+  }
+
   const Topology& t_;
   const CapacityView& view_;
   const NodeUsage* usage_;
   const kueue::Gates& gates_;
   bool known_;
+  DomainId first_node_;
+  std::map<std::string, std::vector<std::int64_t>, std::less<>>& allocatable_;
 };
 
 }  // namespace
@@ -339,7 +422,7 @@ PodPlacement KueuePolicy::place_pods(const CapacityView& view, const PlaceReques
                      "kueue.x-k8s.io/podset-slice-required-topology-constraints";
         return out;
       }
-  const Flavor& fl = flavor(t, w->flavor);
+  Flavor& fl = flavor(t, w->flavor);
   const kueue::Tree& tree = fl.tree;
   const bool known = t.has_node_resources();
   const bool any_accelerators = std::any_of(w->pod_sets.begin(), w->pod_sets.end(), [](const KueuePodSet& p) {
@@ -347,7 +430,11 @@ PodPlacement KueuePolicy::place_pods(const CapacityView& view, const PlaceReques
                        [&](std::string_view g) { return p.requests.value(g) > 0; });
   });
   auto requests_of = [&](const KueuePodSet& p) { return effective_requests(p.requests, known, any_accelerators); };
-  Placer placer(t, view, request.usage, gates_);
+  if (allocatable_topology_ != &t) {
+    allocatable_.clear();
+    allocatable_topology_ = &t;
+  }
+  Placer placer(t, view, request.usage, gates_, allocatable_);
 
   // PodSet groups in order: a named group once, at its first PodSet.
   std::vector<std::vector<std::uint32_t>> groups;
@@ -377,61 +464,17 @@ PodPlacement KueuePolicy::place_pods(const CapacityView& view, const PlaceReques
     const KueuePodSet& wp = w->pod_sets[workers];
     const ResourceList worker_requests = requests_of(wp);
     const ResourceList leader_requests = leader ? requests_of(w->pod_sets[*leader]) : ResourceList();
-    ResourceList both = worker_requests;
-    for (const auto& [name, value] : leader_requests) both.set(name, std::max(both.value(name), value));
+    const std::vector<Need> needs = placer.needs({&worker_requests, &leader_requests});
+    const std::vector<std::int64_t> worker_values = Placer::aligned(needs, worker_requests);
+    const std::vector<std::int64_t> leader_values = Placer::aligned(needs, leader_requests);
 
     Placer::Filter filter;
     filter.pods = &wp;
     filter.tolerations = wp.tolerations;
     filter.tolerations.insert(filter.tolerations.end(), w->flavor.tolerations.begin(), w->flavor.tolerations.end());
 
-    // Phase 1 inputs: what fits on each leaf.
-    std::vector<kueue::LeafFit> fits(tree.leaf_count());
-    kueue::Exclusions ex;
-    ex.total = static_cast<int>(tree.leaf_count());
-    const bool filters = tree.hostname_leaves();
-    for (std::uint32_t leaf = 0; leaf < tree.leaf_count(); ++leaf) {
-      const std::vector<DomainId>& nodes = fl.leaf_nodes[leaf];
-      kueue::LeafFit& f = fits[leaf];
-      if (filters) {
-        std::string taint;
-        std::int64_t score = 0;
-        switch (placer.check(nodes.front(), filter, taint, score)) {
-          case Placer::Exclusion::taint: ++ex.taints[taint]; continue;
-          case Placer::Exclusion::selector: ++ex.node_selector; continue;
-          case Placer::Exclusion::affinity: ++ex.affinity; continue;
-          case Placer::Exclusion::none: break;
-        }
-        f.affinity = score;
-      }
-      f.feasible = true;
-      ResourceList cap = placer.capacity(nodes, both, assumed);
-      FitCount fc = fit_count(worker_requests, cap);
-      f.pods = static_cast<std::int32_t>(std::min<std::int64_t>(fc.count, std::numeric_limits<std::int32_t>::max()));
-      if (f.pods == 0 && !fc.limiting.empty()) ++ex.resources[fc.limiting];
-      f.pods_with_leader = f.pods;
-      if (leader && fit_count(leader_requests, cap).count > 0) {
-        f.leader = true;
-        cap.add(leader_requests, -1);
-        f.pods_with_leader = static_cast<std::int32_t>(
-            std::min<std::int64_t>(fit_count(worker_requests, cap).count, std::numeric_limits<std::int32_t>::max()));
-      }
-    }
-
-    kueue::Request kr;
-    kr.topology = wp.topology;
-    kr.count = static_cast<std::int32_t>(wp.count);
-    kr.leader = leader.has_value();
-    kueue::Assignment a = kueue::assign(tree, fits, kr, gates_, ex, w->flavor.topology);
-    if (!a.ok) {
-      out.pods.clear();
-      out.accelerators.clear();
-      out.reason = a.reason;
-      return out;
-    }
-
     // Leaves to nodes, and each pod's accelerators; the leader first.
-    auto bind = [&](const std::vector<kueue::LeafPods>& leaves, std::uint32_t pod_set) -> bool {
+    auto bind_pods = [&](const std::vector<kueue::LeafPods>& leaves, std::uint32_t pod_set) -> bool {
       const KueuePodSet& p = w->pod_sets[pod_set];
       const ResourceList per_pod = requests_of(p);
       ResourceList usage = p.requests;  // what the node records, `pods` aside
@@ -443,7 +486,12 @@ PodPlacement KueuePolicy::place_pods(const CapacityView& view, const PlaceReques
         for (DomainId n : nodes) {
           if (left == 0) break;
           std::int64_t here = left;
-          if (nodes.size() > 1) here = std::min(left, fit_count(per_pod, placer.capacity({n}, per_pod, assumed)).count);
+          if (nodes.size() > 1) {
+            const std::vector<Need> node_needs = placer.needs({&per_pod});
+            std::vector<std::int64_t> node_cap;
+            placer.capacity({n}, node_needs, assumed, node_cap);
+            here = std::min(left, Placer::fit(Placer::aligned(node_needs, per_pod), node_cap).first);
+          }
           if (here <= 0) continue;
           out.pods.push_back({n, pod_set, static_cast<std::uint32_t>(here), usage});
           assumed.resources[n].add(usage, here);
@@ -470,7 +518,109 @@ PodPlacement KueuePolicy::place_pods(const CapacityView& view, const PlaceReques
       }
       return true;
     };
-    if ((leader && !bind(a.leader, *leader)) || !bind(a.workers, workers)) {
+    kueue::Request kr;
+    kr.topology = wp.topology;
+    kr.count = static_cast<std::int32_t>(wp.count);
+    kr.leader = leader.has_value();
+
+    // Only accelerators count, one node a leaf, nothing to filter: the
+    // shape's counts, brought up to date.
+    const std::int64_t per_pod_accelerators = accelerators_of(worker_requests);
+    if (!known && fl.single_node_leaves && groups.size() == 1 && !leader && wp.topology.slices.empty() &&
+        wp.node_selector.empty() && wp.required_affinity.empty() &&
+        (wp.preferred_affinity.empty() || !gates_.respect_affinity_preferred) && per_pod_accelerators > 0) {
+      Flavor::Shape& shape = fl.shapes[per_pod_accelerators];
+      if (shape.free.empty()) {
+        shape.free.assign(tree.leaf_count(), -1);
+        shape.pods.assign(tree.domain_count(), 0);
+        shape.empty_leaves = static_cast<int>(tree.leaf_count());
+        shape.index.emplace(tree);
+      }
+      auto sync = [&](std::uint32_t leaf) {
+        const std::int64_t now = view.accelerators(fl.leaf_nodes[leaf].front());
+        std::int64_t& seen = shape.free[leaf];
+        if (now == seen) return;
+        const std::int64_t before = seen < 0 ? 0 : seen / per_pod_accelerators;
+        const std::int64_t after = now / per_pod_accelerators;
+        seen = now;
+        if (before == after) return;
+        shape.empty_leaves += (after == 0) - (before == 0);
+        for (std::uint32_t d = tree.leaf_domain(leaf); d != 0xffffffffu; d = tree.parent(d)) {
+          shape.pods[d] += after - before;
+          shape.index->set(d, shape.pods[d]);
+        }
+      };
+      // Free accelerators change where this policy placed pods (the planner
+      // may take them back), so with the same occupancy and no filter only
+      // those nodes are looked at again; anything else is a new pass.
+      if (view.filtered() || shape.occupancy != &view.occupancy()) {
+        for (std::uint32_t leaf = 0; leaf < tree.leaf_count(); ++leaf) sync(leaf);
+        shape.occupancy = &view.occupancy();
+      } else {
+        const DomainId first_node = t.domains_at(t.host_level()).first;
+        for (std::size_t i = shape.seen; i < touched_.size(); ++i)
+          if (std::uint32_t leaf = fl.leaf_of_node[touched_[i] - first_node]; leaf != kNone) sync(leaf);
+      }
+      shape.seen = touched_.size();
+      kueue::Exclusions ex;
+      ex.total = static_cast<int>(tree.leaf_count());
+      if (shape.empty_leaves > 0) ex.resources["nvidia.com/gpu"] = shape.empty_leaves;
+      kueue::Assignment a =
+          kueue::assign_counts(tree, fl.workspace, shape.pods, &*shape.index, kr, gates_, ex, w->flavor.topology);
+      if (!a.ok) {
+        out.reason = a.reason;
+        return out;
+      }
+      if (!bind_pods(a.workers, workers)) {
+        out.pods.clear();
+        out.accelerators.clear();
+        return out;
+      }
+      continue;
+    }
+
+    // Phase 1 inputs: what fits on each leaf.
+    std::vector<kueue::LeafFit> fits(tree.leaf_count());
+    std::vector<std::int64_t> cap;
+    kueue::Exclusions ex;
+    ex.total = static_cast<int>(tree.leaf_count());
+    const bool filters = tree.hostname_leaves();
+    for (std::uint32_t leaf = 0; leaf < tree.leaf_count(); ++leaf) {
+      const std::vector<DomainId>& nodes = fl.leaf_nodes[leaf];
+      kueue::LeafFit& f = fits[leaf];
+      if (filters) {
+        std::string taint;
+        std::int64_t score = 0;
+        switch (placer.check(nodes.front(), filter, taint, score)) {
+          case Placer::Exclusion::taint: ++ex.taints[taint]; continue;
+          case Placer::Exclusion::selector: ++ex.node_selector; continue;
+          case Placer::Exclusion::affinity: ++ex.affinity; continue;
+          case Placer::Exclusion::none: break;
+        }
+        f.affinity = score;
+      }
+      f.feasible = true;
+      placer.capacity(nodes, needs, assumed, cap);
+      auto [pods, limiting] = Placer::fit(worker_values, cap);
+      f.pods = static_cast<std::int32_t>(pods);
+      if (f.pods == 0 && limiting < needs.size()) ++ex.resources[needs[limiting].name];
+      f.pods_with_leader = f.pods;
+      if (leader && Placer::fit(leader_values, cap).first > 0) {
+        f.leader = true;
+        for (std::size_t i = 0; i < cap.size(); ++i) cap[i] -= leader_values[i];
+        f.pods_with_leader = static_cast<std::int32_t>(Placer::fit(worker_values, cap).first);
+      }
+    }
+
+    kueue::Assignment a = kueue::assign(tree, fl.workspace, fits, kr, gates_, ex, w->flavor.topology);
+    if (!a.ok) {
+      out.pods.clear();
+      out.accelerators.clear();
+      out.reason = a.reason;
+      return out;
+    }
+
+    if ((leader && !bind_pods(a.leader, *leader)) || !bind_pods(a.workers, workers)) {
       out.pods.clear();
       out.accelerators.clear();
       return out;
@@ -478,6 +628,7 @@ PodPlacement KueuePolicy::place_pods(const CapacityView& view, const PlaceReques
   }
   out.accelerators = std::move(accelerators);
   if (out.pods.empty()) out.reason = "Kueue assigned no pods";
+  for (const PodPlacement::Pods& p : out.pods) touched_.push_back(p.node);
   return out;
 }
 

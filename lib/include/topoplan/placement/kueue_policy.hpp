@@ -43,11 +43,17 @@ class KueuePolicy : public PlacementPolicy {
 
  private:
   struct Flavor;
-  const Flavor& flavor(const Topology& topology, const KueueFlavor& f) const;
+  Flavor& flavor(const Topology& topology, const KueueFlavor& f) const;
 
   const Topology* topology_;
   kueue::Gates gates_;
   mutable std::map<std::string, std::unique_ptr<Flavor>> flavors_;  // trees by flavor, built on first use
+  // Nodes of every placement returned, in order: where free accelerators may
+  // have changed since (taken, or released by the planner's rollback).
+  mutable std::vector<DomainId> touched_;
+  // Allocatable per resource and node of the last topology seen.
+  mutable const Topology* allocatable_topology_ = nullptr;
+  mutable std::map<std::string, std::vector<std::int64_t>, std::less<>> allocatable_;
 };
 
 /// The gates of a `--policy` value: `kueue` (Kueue's defaults at ff69552e),

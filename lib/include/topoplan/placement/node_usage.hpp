@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "topoplan/model/resources.hpp"
@@ -18,8 +21,12 @@ class NodeUsage {
   explicit NodeUsage(const Topology& topology);
 
   const Topology& topology() const { return *topology_; }
-  /// What pods on `node` (a host-level domain) use; `pods` counts them.
-  const ResourceList& used(DomainId node) const { return used_[node - first_node_]; }
+  /// What pods on `node` (a host-level domain) use of `resource`; `pods`
+  /// counts them.
+  std::int64_t used(DomainId node, std::string_view resource) const;
+  /// The same for every node, indexed from the first host-level domain, or
+  /// null when no pod uses the resource: a policy reads it node by node.
+  const std::vector<std::int64_t>* column(std::string_view resource) const;
   /// `pods` pods requesting `per_pod` each (and one `pods` each) on `node`;
   /// a negative `pods` takes them away.
   void add(DomainId node, const ResourceList& per_pod, std::int64_t pods);
@@ -29,9 +36,12 @@ class NodeUsage {
   std::uint64_t version() const { return version_; }
 
  private:
+  std::vector<std::int64_t>& column_for(std::string_view resource);
+
   const Topology* topology_;
   DomainId first_node_ = 0;
-  std::vector<ResourceList> used_;  // per node
+  std::size_t nodes_ = 0;
+  std::map<std::string, std::vector<std::int64_t>, std::less<>> columns_;  // per resource, per node
   std::uint64_t version_ = 0;
 };
 

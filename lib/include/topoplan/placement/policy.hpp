@@ -29,6 +29,8 @@ class CapacityView {
   const Topology& topology() const { return occupancy_->topology(); }
   const Occupancy& occupancy() const { return *occupancy_; }
   bool whole_nodes() const { return whole_nodes_; }
+  /// Whether restrict() or exclude() narrowed the occupancy's free accelerators.
+  bool filtered() const { return filtered_; }
 
   /// Keeps only accelerators for which `usable` holds (and that are free).
   void restrict(const std::function<bool(std::uint32_t accel)>& usable);
