@@ -254,6 +254,46 @@ TEST_CASE("Deployments are a workload per pod, StatefulSets one pod group") {
   CHECK(workload(s).pod_sets.at(0).count == 3);
 }
 
+TEST_CASE("a Kubeflow job's pod sets are named and ordered as Kueue lists them") {
+  // Kueue lowercases role names and lists the roles in a fixed order
+  // (launcher before worker; chief, master, ps, worker for TFJob) whatever
+  // the order of the manifest's map.
+  Topology t = preset("dgx-h100:nodes=2");
+  ManifestJobs m = read(R"(apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: m}
+spec:
+  mpiReplicaSpecs:
+    Worker:
+      replicas: 2
+      template: {spec: {containers: [{name: w, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+    Launcher:
+      replicas: 1
+      template: {spec: {containers: [{name: l}]}}
+---
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: tf}
+spec:
+  tfReplicaSpecs:
+    Worker: {replicas: 1, template: {spec: {containers: [{name: w, resources: {limits: {nvidia.com/gpu: 1}}}]}}}
+    PS: {replicas: 1, template: {spec: {containers: [{name: p}]}}}
+    Chief: {replicas: 1, template: {spec: {containers: [{name: c}]}}}
+)",
+                        t);
+  const KueueWorkload& mpi = workload(m, 0);
+  REQUIRE(mpi.pod_sets.size() == 2);
+  CHECK(mpi.pod_sets[0].name == "launcher");
+  CHECK(mpi.pod_sets[0].count == 1);
+  CHECK(mpi.pod_sets[1].name == "worker");
+  CHECK(mpi.pod_sets[1].count == 2);
+  const KueueWorkload& tf = workload(m, 1);
+  REQUIRE(tf.pod_sets.size() == 3);
+  CHECK(tf.pod_sets[0].name == "chief");
+  CHECK(tf.pod_sets[1].name == "ps");
+  CHECK(tf.pod_sets[2].name == "worker");
+}
+
 TEST_CASE("running pods: bound and not finished ones count on their nodes") {
   Topology t = preset("dgx-h100:nodes=2");
   const std::string pods = R"(apiVersion: v1

@@ -1,6 +1,7 @@
 #include "workload.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
 
@@ -11,6 +12,31 @@ namespace topoplan {
 namespace {
 
 constexpr std::uint64_t kMaxAccelerators = 100'000'000;
+
+// Kueue names a pod set after its role, lowercased (NewPodSetReference in
+// apis/kueue/v1beta2/workload_types.go @ff69552e): MPIJob's Launcher is
+// "launcher".
+std::string kueue_pod_set_name(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool kubeflow_kind(std::string_view what) {
+  return what == "PyTorchJob" || what == "MPIJob" || what == "TFJob" || what == "JAXJob" || what == "XGBoostJob" ||
+         what == "PaddleJob";
+}
+
+// Kueue lists a Kubeflow job's pod sets in a fixed role order, which is the
+// order it assigns them in (OrderedReplicaTypes of each job controller under
+// pkg/controller/jobs/kubeflow and mpijob @ff69552e): launcher, chief,
+// master, ps, worker, evaluator... Roles it does not know come last.
+int replica_type_rank(std::string_view lowercase_role) {
+  static constexpr std::string_view kOrder[] = {"launcher", "chief", "master", "ps", "worker", "evaluator"};
+  for (std::size_t i = 0; i < std::size(kOrder); ++i)
+    if (kOrder[i] == lowercase_role) return static_cast<int>(i);
+  return static_cast<int>(std::size(kOrder));
+}
 
 struct Builder {
   const WorkloadSpec& w;
@@ -271,7 +297,7 @@ std::optional<Job> to_job(const WorkloadSpec& w, const LevelMap& levels, Manifes
     for (const PodSet& s : w.pod_sets) {
       if (s.pods == 0) continue;
       KueuePodSet p;
-      p.name = s.name;
+      p.name = kueue_pod_set_name(s.name);
       p.count = static_cast<std::uint32_t>(std::min<std::uint64_t>(s.pods * per_workload, 10'000'000));
       p.requests = s.requests;
       p.topology = s.kueue_request;
@@ -291,6 +317,10 @@ std::optional<Job> to_job(const WorkloadSpec& w, const LevelMap& levels, Manifes
       p.tolerations = s.tolerations;
       kw->pod_sets.push_back(std::move(p));
     }
+    if (kubeflow_kind(w.what))
+      std::stable_sort(kw->pod_sets.begin(), kw->pod_sets.end(), [](const KueuePodSet& x, const KueuePodSet& y) {
+        return replica_type_rank(x.name) < replica_type_rank(y.name);
+      });
     job.kueue = std::move(kw);
   }
   return job;
