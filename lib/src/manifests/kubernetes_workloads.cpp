@@ -763,8 +763,12 @@ void read_kubernetes_documents(const std::vector<YAML::Node>& documents, const s
       continue;
     }
     if (configuration_kinds().count(*kind)) {
-      // A file of priority classes is there for the workloads of others.
+      // A file of priority classes, or of Kueue's topologies, flavors and
+      // queues, is there for the workloads of others.
       if (*kind == "PriorityClass" || *kind == "WorkloadPriorityClass") any_workload = true;
+      if (group == "kueue.x-k8s.io" &&
+          (*kind == "Topology" || *kind == "ResourceFlavor" || *kind == "ClusterQueue" || *kind == "LocalQueue"))
+        any_workload = true;
       continue;
     }
     std::vector<std::string> names;
