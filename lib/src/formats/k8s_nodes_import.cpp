@@ -676,3 +676,37 @@ ImportResult import_k8s_nodes(std::span<const ImportSource> sources, const Impor
 }
 
 }  // namespace topoplan::formats
+
+namespace topoplan {
+
+bool is_k8s_node_list(std::string_view text) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = yaml::parse_all(text, "");
+  } catch (const InputError&) {
+    return false;
+  }
+  bool any = false;
+  for (const YAML::Node& doc : docs) {
+    if (!doc.IsDefined() || doc.IsNull()) continue;
+    if (!doc.IsMap() || !doc["kind"].IsDefined() || !doc["kind"].IsScalar()) return false;
+    const std::string kind = doc["kind"].Scalar();
+    if (kind == "Node") {
+      any = true;
+      continue;
+    }
+    if (kind != "List" && kind != "NodeList") return false;
+    const YAML::Node items = doc["items"];
+    if (!items.IsDefined() || !items.IsSequence()) return false;
+    for (const YAML::Node& item : items) {
+      if (!item.IsMap()) return false;
+      const YAML::Node k = item["kind"];
+      if (k.IsDefined() && (!k.IsScalar() || k.Scalar() != "Node")) return false;
+      if (!k.IsDefined() && kind != "NodeList") return false;
+      any = true;
+    }
+  }
+  return any;
+}
+
+}  // namespace topoplan

@@ -135,4 +135,28 @@ const KueueFlavor* KueueConfig::flavor_for(std::string_view queue, bool& ambiguo
   return &flavors.at(flavor_order.front());
 }
 
+std::vector<std::string> kueue_topology_levels(const std::vector<ManifestInput>& inputs) {
+  for (const ManifestInput& in : inputs) {
+    if (detect_manifest_format(in.text) != ManifestFormat::kubernetes) continue;
+    std::vector<YAML::Node> docs;
+    try {
+      docs = yaml::parse_all(in.text, in.file);
+    } catch (const InputError&) {
+      continue;  // reported when the manifests are read
+    }
+    KueueConfig config;
+    DiagnosticSink sink;
+    collect_kueue_config(docs, in.file, config, sink);
+    if (!config.topologies.empty()) {
+      // The first in the file: collect_kueue_config keys them by name.
+      for (const YAML::Node& doc : docs)
+        if (is_kueue(doc) && scalar(child(doc, "kind")) == "Topology") {
+          auto it = config.topologies.find(scalar(child(child(doc, "metadata"), "name")));
+          if (it != config.topologies.end()) return it->second.levels;
+        }
+    }
+  }
+  return {};
+}
+
 }  // namespace topoplan

@@ -80,6 +80,18 @@ struct Resolved {
   std::uint32_t group = 1;
 };
 
+// A running pod's accelerators: the first free ones of its node (a pod list
+// says how many a node's pods hold, not which).
+void take_running(const Topology& t, const RunningPods::OnNode& n, std::uint32_t owner, Occupancy& occupancy) {
+  const Domain& node = t.domain(n.node);
+  std::uint32_t left = n.accelerators;
+  for (std::uint32_t a = node.accel_begin; a < node.accel_end && left > 0; ++a)
+    if (occupancy.is_free(a)) {
+      occupancy.take(a, owner);
+      --left;
+    }
+}
+
 class Planner {
  public:
   Planner(const Topology& t, const PlanOptions& options)
@@ -587,13 +599,7 @@ Plan Planner::run(std::vector<Job> jobs) {
   if (options_.running) {
     const auto owner = static_cast<std::uint32_t>(jobs.size() + (options_.occupied ? options_.occupied->placements.size() : 0));
     for (const RunningPods::OnNode& n : options_.running->nodes) {
-      const Domain& node = t_.domain(n.node);
-      std::uint32_t left = n.accelerators;
-      for (std::uint32_t a = node.accel_begin; a < node.accel_end && left > 0; ++a)
-        if (occupancy_.is_free(a)) {
-          occupancy_.take(a, owner);
-          --left;
-        }
+      take_running(t_, n, owner, occupancy_);
       ResourceList rest = n.requests;
       rest.erase("nvidia.com/gpu");
       rest.erase("amd.com/gpu");
@@ -628,15 +634,19 @@ Plan plan_jobs(const Topology& topology, std::vector<Job> jobs, const PlanOption
   price_plan(topology, plan, options.pricer);
   plan.summary.accelerators_occupied = occupied;
   plan.summary.accelerators_free -= std::min(plan.summary.accelerators_free, occupied);
-  // Recompute per-level free islands with the occupied devices taken.
-  if (options.occupied) {
+  // Recompute per-level free islands with the occupied devices taken, and
+  // the accelerators of running pods (counts per node: which ones is moot).
+  if (options.occupied || options.running) {
     Occupancy occ(topology);
     for (const Plan* p : std::array<const Plan*, 2>{&plan, options.occupied})
-      for (const JobPlacement& jp : p->placements)
-        if (jp.placed)
-          for (const auto& r : jp.replicas)
-            for (DeviceId d : r)
-              if (topology.accelerator_index(d) != kNone) occ.take(topology.accelerator_index(d), 0);
+      if (p)
+        for (const JobPlacement& jp : p->placements)
+          if (jp.placed)
+            for (const auto& r : jp.replicas)
+              for (DeviceId d : r)
+                if (topology.accelerator_index(d) != kNone) occ.take(topology.accelerator_index(d), 0);
+    if (options.running)
+      for (const RunningPods::OnNode& n : options.running->nodes) take_running(topology, n, 0, occ);
     for (LevelIndex l = 0; l <= topology.host_level(); ++l) {
       auto [first, last] = topology.domains_at(l);
       LevelFree& lf = plan.summary.levels[l];

@@ -65,6 +65,11 @@ struct ImportFormat {
   Importer run;
 };
 
+/// Whether `text` is a Kubernetes node list (`kubectl get nodes -o json|yaml`:
+/// a List or NodeList of Nodes, or Node documents), which commands taking a
+/// TOPO read through the k8s-nodes importer.
+bool is_k8s_node_list(std::string_view text);
+
 /// Every import format, in the order --help lists them.
 std::span<const ImportFormat> import_formats();
 const ImportFormat* find_import_format(std::string_view name);
