@@ -15,6 +15,7 @@
 #include "topoplan/manifests/job_manifest.hpp"
 #include "topoplan/manifests/pod_list.hpp"
 #include "topoplan/placement/planner.hpp"
+#include "topoplan/placement/planner_state.hpp"
 
 using namespace topoplan;
 
@@ -286,6 +287,44 @@ TEST_CASE("kueue: the planner runs it by name") {
   Plan p = plan_jobs(t, {job}, o);
   REQUIRE(p.placements[0].placed);
   CHECK(p.placements[0].device_count() == 5);
+}
+
+TEST_CASE("kueue: counts kept across jobs follow what the planner releases and occupies") {
+  // The policy keeps pods per domain between jobs and looks again only at
+  // nodes whose free GPUs changed; a release or an occupied placement made
+  // by the planner (the simulator, what-if) must reach it. Four 4-GPU nodes,
+  // jobs of 4 one-GPU pods: each fills one node (LeastFreeCapacity on a
+  // snapshot where all are equal takes n0, then the next by name).
+  Topology t = parse_topology_yaml(kRack, "rack.yaml");
+  PlannerState state(t, {"kueue", nullptr, true});
+  auto job = [](const std::string& name) {
+    Job j;
+    j.name = name;
+    j.per_replica = 4;
+    return j;
+  };
+  auto hosts = [&](const JobPlacement& p) {
+    std::vector<std::string> out;
+    for (const JobPlacement::NodePods& n : p.pods) out.emplace_back(t.hostname(n.node));
+    return out;
+  };
+  std::vector<PlannerState::JobId> ids;
+  for (const char* name : {"a", "b", "c", "d"}) {
+    PlannerState::PlaceResult r = state.place(job(name));
+    REQUIRE(r.id != kNone);
+    ids.push_back(r.id);
+  }
+  CHECK(hosts(state.placement(ids[1])) == std::vector<std::string>{"n1"});
+  CHECK(state.place(job("full")).id == kNone);
+  state.release(ids[1]);
+  PlannerState::PlaceResult e = state.place(job("e"));
+  REQUIRE(e.id != kNone);
+  CHECK(hosts(e.placement) == std::vector<std::string>{"n1"});
+  // n1 freed again, then taken by a placement made elsewhere: nothing fits.
+  const JobPlacement held = e.placement;
+  state.release(e.id);
+  state.occupy(job("elsewhere"), held);
+  CHECK(state.place(job("f")).id == kNone);
 }
 
 namespace {

@@ -9,71 +9,31 @@
 
 namespace topoplan::yaml {
 
-SourceLocation where(const std::string& file, const YAML::Node& node) {
+SourceLocation where(const std::string& file, const Node& node) {
   if (!node.IsDefined() || node.Mark().line < 0) return {file, 0, 0};
   return {file, node.Mark().line + 1, node.Mark().column + 1};
 }
 
 namespace {
 
-// yaml-cpp recurses once per nesting level; refuse absurd flow nesting early
-// so hostile inputs cannot exhaust the stack (its own guard allows 2000 levels,
-// too deep for sanitizer builds).
-constexpr int kMaxFlowDepth = 128;
-
-void check_nesting(std::string_view text, const std::string& file) {
-  int depth = 0;
-  int line = 1;
-  int column = 0;
-  char quote = 0;
-  bool comment = false;
-  for (char c : text) {
-    ++column;
-    if (c == '\n') {
-      ++line;
-      column = 0;
-      comment = false;
-      continue;
-    }
-    if (comment) continue;
-    if (quote) {
-      if (c == quote) quote = 0;
-      continue;
-    }
-    if (c == '#') comment = true;
-    else if (c == '"' || c == '\'') quote = c;
-    else if (c == '[' || c == '{') {
-      if (++depth > kMaxFlowDepth)
-        throw InputError({file, line, column}, fmt::format("nesting deeper than {} levels", kMaxFlowDepth));
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-}
-
-InputError syntax_error(const YAML::Exception& e, const std::string& file) {
-  std::string message = e.msg.empty() ? std::string("invalid YAML") : e.msg;
-  if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
-  if (e.mark.is_null()) return InputError({file, 0, 0}, fmt::format("invalid YAML: {}", message));
+InputError syntax_error(const Document::ParseError& e, const std::string& file) {
+  std::string message = e.message.empty() ? std::string("invalid YAML") : e.message;
+  if (e.mark.line < 0) return InputError({file, 0, 0}, fmt::format("invalid YAML: {}", message));
   return InputError({file, e.mark.line + 1, e.mark.column + 1}, fmt::format("invalid YAML: {}", message));
 }
 
 }  // namespace
 
-YAML::Node parse(std::string_view text, const std::string& file) {
-  check_nesting(text, file);
-  try {
-    return YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    throw syntax_error(e, file);
-  }
+Node parse(std::string_view text, const std::string& file) {
+  std::vector<Node> documents = parse_all(text, file);
+  if (documents.empty()) documents = parse_all("~", file);
+  return documents.front();
 }
 
-std::vector<YAML::Node> parse_all(std::string_view text, const std::string& file) {
-  check_nesting(text, file);
+std::vector<Node> parse_all(std::string_view text, const std::string& file) {
   try {
-    return YAML::LoadAll(std::string(text));
-  } catch (const YAML::Exception& e) {
+    return Document::parse(text);
+  } catch (const Document::ParseError& e) {
     throw syntax_error(e, file);
   }
 }
@@ -97,7 +57,7 @@ std::optional<double> parse_number(std::string_view text) {
   return value;
 }
 
-std::optional<std::string> scalar(const YAML::Node& node, const std::string& file, DiagnosticSink& sink,
+std::optional<std::string> scalar(const Node& node, const std::string& file, DiagnosticSink& sink,
                                   std::string_view what) {
   if (!node.IsScalar()) {
     sink.error(where(file, node), fmt::format("{} must be a single value", what));
@@ -106,7 +66,7 @@ std::optional<std::string> scalar(const YAML::Node& node, const std::string& fil
   return node.Scalar();
 }
 
-MapReader::MapReader(const YAML::Node& node, const std::string& file, DiagnosticSink& sink, std::string_view what)
+MapReader::MapReader(const Node& node, const std::string& file, DiagnosticSink& sink, std::string_view what)
     : node_(node), file_(file), sink_(sink), what_(what) {
   if (!node.IsMap()) {
     sink_.error(yaml::where(file_, node), fmt::format("{} must be a mapping of keys to values", what_));
@@ -122,7 +82,7 @@ void MapReader::allow(const std::vector<std::string_view>& known) {
   if (!ok_) return;
   std::vector<std::string> names(known.begin(), known.end());
   for (const auto& entry : node_) {
-    const YAML::Node& key = entry.first;
+    const Node& key = entry.first;
     if (!key.IsScalar()) {
       sink_.error(yaml::where(file_, key), fmt::format("keys of {} must be plain names", what_));
       continue;
@@ -138,15 +98,15 @@ void MapReader::allow(const std::vector<std::string_view>& known) {
 
 bool MapReader::has(std::string_view key) const { return ok_ && node_[std::string(key)].IsDefined(); }
 
-YAML::Node MapReader::get(std::string_view key) const {
-  if (!ok_) return YAML::Node(YAML::NodeType::Undefined);
+Node MapReader::get(std::string_view key) const {
+  if (!ok_) return Node();
   return node_[std::string(key)];
 }
 
 SourceLocation MapReader::where() const { return yaml::where(file_, node_); }
 
 SourceLocation MapReader::where(std::string_view key) const {
-  YAML::Node value = get(key);
+  Node value = get(key);
   return value.IsDefined() ? yaml::where(file_, value) : where();
 }
 
@@ -155,7 +115,7 @@ void MapReader::missing(std::string_view key) {
 }
 
 std::optional<std::string> MapReader::string(std::string_view key, bool required) {
-  YAML::Node value = get(key);
+  Node value = get(key);
   if (!value.IsDefined()) {
     if (required && ok_) missing(key);
     return std::nullopt;

@@ -15,39 +15,39 @@ namespace topoplan {
 
 namespace {
 
-YAML::Node child(const YAML::Node& n, std::string_view key) {
-  if (!n.IsDefined() || !n.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-  YAML::Node v = n[std::string(key)];
-  return v.IsDefined() ? v : YAML::Node(YAML::NodeType::Undefined);
+yaml::Node child(const yaml::Node& n, std::string_view key) {
+  if (!n.IsDefined() || !n.IsMap()) return yaml::Node();
+  yaml::Node v = n[std::string(key)];
+  return v.IsDefined() ? v : yaml::Node();
 }
 
-std::string scalar(const YAML::Node& n) { return n.IsDefined() && n.IsScalar() ? n.Scalar() : std::string(); }
+std::string scalar(const yaml::Node& n) { return n.IsDefined() && n.IsScalar() ? n.Scalar() : std::string(); }
 
-bool is_kueue(const YAML::Node& doc) {
+bool is_kueue(const yaml::Node& doc) {
   std::string api = scalar(child(doc, "apiVersion"));
   return api.rfind("kueue.x-k8s.io/", 0) == 0;
 }
 
 }  // namespace
 
-void collect_kueue_config(const std::vector<YAML::Node>& documents, const std::string& file, KueueConfig& config,
+void collect_kueue_config(const std::vector<yaml::Node>& documents, const std::string& file, KueueConfig& config,
                           DiagnosticSink& sink) {
-  auto error = [&](const YAML::Node& at, std::string message) { sink.error(yaml::where(file, at), std::move(message)); };
-  for (const YAML::Node& doc : documents) {
+  auto error = [&](const yaml::Node& at, std::string message) { sink.error(yaml::where(file, at), std::move(message)); };
+  for (const yaml::Node& doc : documents) {
     if (!doc.IsDefined() || !doc.IsMap() || !is_kueue(doc)) continue;
     std::string kind = scalar(child(doc, "kind"));
     std::string name = scalar(child(child(doc, "metadata"), "name"));
-    YAML::Node spec = child(doc, "spec");
+    yaml::Node spec = child(doc, "spec");
     if (kind == "Topology") {
       KueueConfig::RawTopology t;
       t.where = yaml::where(file, doc);
-      YAML::Node levels = child(spec, "levels");
+      yaml::Node levels = child(spec, "levels");
       if (!levels.IsSequence() || levels.size() == 0 || levels.size() > 16) {
         error(levels.IsDefined() ? levels : doc, "a Topology needs spec.levels: 1 to 16 entries with a nodeLabel");
         continue;
       }
       bool ok = true;
-      for (const YAML::Node& l : levels) {
+      for (const yaml::Node& l : levels) {
         std::string label = scalar(child(l, "nodeLabel"));
         if (label.empty()) {
           error(l, "a Topology level needs a nodeLabel");
@@ -68,13 +68,13 @@ void collect_kueue_config(const std::vector<YAML::Node>& documents, const std::s
       KueueConfig::RawFlavor f;
       f.topology = topology;
       f.where = yaml::where(file, doc);
-      YAML::Node labels = child(spec, "nodeLabels");
+      yaml::Node labels = child(spec, "nodeLabels");
       if (labels.IsMap())
         for (const auto& e : labels) f.node_labels.emplace_back(scalar(e.first), scalar(e.second));
       std::sort(f.node_labels.begin(), f.node_labels.end());
-      YAML::Node tolerations = child(spec, "tolerations");
+      yaml::Node tolerations = child(spec, "tolerations");
       if (tolerations.IsSequence())
-        for (const YAML::Node& t : tolerations) {
+        for (const yaml::Node& t : tolerations) {
           Toleration tol;
           tol.key = scalar(child(t, "key"));
           tol.op = scalar(child(t, "operator"));
@@ -87,12 +87,12 @@ void collect_kueue_config(const std::vector<YAML::Node>& documents, const std::s
       config.raw_flavors[name] = std::move(f);
     } else if (kind == "ClusterQueue") {
       std::vector<std::string> flavors;
-      YAML::Node groups = child(spec, "resourceGroups");
+      yaml::Node groups = child(spec, "resourceGroups");
       if (groups.IsSequence())
-        for (const YAML::Node& g : groups) {
-          YAML::Node fl = child(g, "flavors");
+        for (const yaml::Node& g : groups) {
+          yaml::Node fl = child(g, "flavors");
           if (fl.IsSequence())
-            for (const YAML::Node& f : fl) flavors.push_back(scalar(child(f, "name")));
+            for (const yaml::Node& f : fl) flavors.push_back(scalar(child(f, "name")));
         }
       config.cluster_queues[name] = std::move(flavors);
     } else if (kind == "LocalQueue") {
@@ -138,7 +138,7 @@ const KueueFlavor* KueueConfig::flavor_for(std::string_view queue, bool& ambiguo
 std::vector<std::string> kueue_topology_levels(const std::vector<ManifestInput>& inputs) {
   for (const ManifestInput& in : inputs) {
     if (detect_manifest_format(in.text) != ManifestFormat::kubernetes) continue;
-    std::vector<YAML::Node> docs;
+    std::vector<yaml::Node> docs;
     try {
       docs = yaml::parse_all(in.text, in.file);
     } catch (const InputError&) {
@@ -149,7 +149,7 @@ std::vector<std::string> kueue_topology_levels(const std::vector<ManifestInput>&
     collect_kueue_config(docs, in.file, config, sink);
     if (!config.topologies.empty()) {
       // The first in the file: collect_kueue_config keys them by name.
-      for (const YAML::Node& doc : docs)
+      for (const yaml::Node& doc : docs)
         if (is_kueue(doc) && scalar(child(doc, "kind")) == "Topology") {
           auto it = config.topologies.find(scalar(child(child(doc, "metadata"), "name")));
           if (it != config.topologies.end()) return it->second.levels;

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
+#include "../io/yaml_tree.hpp"
 
 #include "level_map.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
@@ -25,7 +25,7 @@ struct PriorityClasses {
 
 /// Collects the priority classes of `documents` (every input's, before any
 /// workload is read, so that a class may be defined in another file).
-void collect_priority_classes(const std::vector<YAML::Node>& documents, const std::string& file,
+void collect_priority_classes(const std::vector<yaml::Node>& documents, const std::string& file,
                               PriorityClasses& classes, DiagnosticSink& sink);
 
 /// Kueue's configuration among the inputs (kueue.x-k8s.io Topology,
@@ -56,14 +56,14 @@ struct KueueConfig {
 };
 
 /// Collects the Kueue configuration objects of `documents`.
-void collect_kueue_config(const std::vector<YAML::Node>& documents, const std::string& file, KueueConfig& config,
+void collect_kueue_config(const std::vector<yaml::Node>& documents, const std::string& file, KueueConfig& config,
                           DiagnosticSink& sink);
 /// Resolves the TAS flavors' levels once every input is read; a flavor whose
 /// Topology the inputs lack keeps the topology's own levels (a warning).
 void resolve_kueue_config(KueueConfig& config, const LevelMap& levels, ManifestJobs& out, DiagnosticSink& sink);
 
 /// Reads the workloads of Kubernetes `documents` into `out`; input errors go to `sink`.
-void read_kubernetes_documents(const std::vector<YAML::Node>& documents, const std::string& file,
+void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const std::string& file,
                                const LevelMap& levels, const PriorityClasses& classes, const KueueConfig& kueue,
                                ManifestJobs& out, DiagnosticSink& sink);
 

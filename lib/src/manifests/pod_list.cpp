@@ -12,25 +12,25 @@ namespace topoplan {
 
 namespace {
 
-YAML::Node child(const YAML::Node& n, std::string_view key) {
-  if (!n.IsDefined() || !n.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-  YAML::Node v = n[std::string(key)];
-  return v.IsDefined() ? v : YAML::Node(YAML::NodeType::Undefined);
+yaml::Node child(const yaml::Node& n, std::string_view key) {
+  if (!n.IsDefined() || !n.IsMap()) return yaml::Node();
+  yaml::Node v = n[std::string(key)];
+  return v.IsDefined() ? v : yaml::Node();
 }
 
-std::string scalar(const YAML::Node& n) { return n.IsDefined() && n.IsScalar() ? n.Scalar() : std::string(); }
+std::string scalar(const yaml::Node& n) { return n.IsDefined() && n.IsScalar() ? n.Scalar() : std::string(); }
 
 // The Pods of a document: itself, or the items of a List or PodList.
-std::vector<YAML::Node> pods_of(const YAML::Node& doc) {
-  std::vector<YAML::Node> out;
+std::vector<yaml::Node> pods_of(const yaml::Node& doc) {
+  std::vector<yaml::Node> out;
   if (!doc.IsDefined() || !doc.IsMap()) return out;
   std::string kind = scalar(child(doc, "kind"));
   if (kind == "Pod") {
     out.push_back(doc);
   } else if (kind == "List" || kind == "PodList") {
-    YAML::Node items = child(doc, "items");
+    yaml::Node items = child(doc, "items");
     if (items.IsSequence())
-      for (const YAML::Node& item : items) out.push_back(item);
+      for (const yaml::Node& item : items) out.push_back(item);
   }
   return out;
 }
@@ -38,14 +38,14 @@ std::vector<YAML::Node> pods_of(const YAML::Node& doc) {
 }  // namespace
 
 bool is_pod_list(std::string_view text) {
-  std::vector<YAML::Node> docs;
+  std::vector<yaml::Node> docs;
   try {
     docs = yaml::parse_all(text, "");
   } catch (const InputError&) {
     return false;
   }
   bool any = false;
-  for (const YAML::Node& doc : docs) {
+  for (const yaml::Node& doc : docs) {
     if (!doc.IsDefined() || doc.IsNull()) continue;
     if (!doc.IsMap()) return false;
     std::string kind = scalar(child(doc, "kind"));
@@ -54,9 +54,9 @@ bool is_pod_list(std::string_view text) {
       continue;
     }
     if (kind != "List" && kind != "PodList") return false;
-    YAML::Node items = child(doc, "items");
+    yaml::Node items = child(doc, "items");
     if (!items.IsSequence()) return false;
-    for (const YAML::Node& item : items) {
+    for (const yaml::Node& item : items) {
       if (scalar(child(item, "kind")) != "Pod" && !(kind == "PodList" && item.IsMap())) return false;
       any = true;
     }
@@ -78,8 +78,8 @@ RunningPods read_pod_list(const std::vector<ManifestInput>& inputs, const Topolo
   RunningPods out;
   std::vector<std::string> unknown;
   for (const ManifestInput& in : inputs) {
-    for (const YAML::Node& doc : yaml::parse_all(in.text, in.file)) {
-      for (const YAML::Node& pod : pods_of(doc)) {
+    for (const yaml::Node& doc : yaml::parse_all(in.text, in.file)) {
+      for (const yaml::Node& pod : pods_of(doc)) {
         if (!pod.IsMap()) {
           sink.error(yaml::where(in.file, pod), "a Pod must be a mapping");
           continue;

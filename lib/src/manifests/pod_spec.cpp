@@ -14,24 +14,24 @@ class SpecReader {
  public:
   SpecReader(const std::string& file, DiagnosticSink& sink) : file_(file), sink_(sink) {}
 
-  void error(const YAML::Node& at, std::string message) { sink_.error(yaml::where(file_, at), std::move(message)); }
+  void error(const yaml::Node& at, std::string message) { sink_.error(yaml::where(file_, at), std::move(message)); }
 
-  bool map_or_absent(const YAML::Node& n, std::string_view what) {
+  bool map_or_absent(const yaml::Node& n, std::string_view what) {
     if (!n.IsDefined() || n.IsNull() || n.IsMap()) return true;
     error(n, fmt::format("'{}' must be a mapping", what));
     return false;
   }
-  bool list_or_absent(const YAML::Node& n, std::string_view what) {
+  bool list_or_absent(const yaml::Node& n, std::string_view what) {
     if (!n.IsDefined() || n.IsNull() || n.IsSequence()) return true;
     error(n, fmt::format("'{}' must be a list", what));
     return false;
   }
-  static YAML::Node child(const YAML::Node& n, std::string_view key) {
-    if (!n.IsDefined() || !n.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-    YAML::Node v = n[std::string(key)];
-    return v.IsDefined() ? v : YAML::Node(YAML::NodeType::Undefined);
+  static yaml::Node child(const yaml::Node& n, std::string_view key) {
+    if (!n.IsDefined() || !n.IsMap()) return yaml::Node();
+    yaml::Node v = n[std::string(key)];
+    return v.IsDefined() ? v : yaml::Node();
   }
-  std::string scalar(const YAML::Node& n, std::string_view what) {
+  std::string scalar(const yaml::Node& n, std::string_view what) {
     if (!n.IsDefined() || n.IsNull()) return "";
     if (!n.IsScalar()) {
       error(n, fmt::format("'{}' must be a single value", what));
@@ -41,7 +41,7 @@ class SpecReader {
   }
 
   // A resources.requests or .limits mapping.
-  ResourceList quantities(const YAML::Node& map, std::string_view what) {
+  ResourceList quantities(const yaml::Node& map, std::string_view what) {
     ResourceList out;
     if (!map_or_absent(map, what) || !map.IsDefined() || map.IsNull()) return out;
     for (const auto& entry : map) {
@@ -60,8 +60,8 @@ class SpecReader {
     return out;
   }
 
-  ResourceList container_requests(const YAML::Node& container, bool limits_as_requests) {
-    YAML::Node resources = child(container, "resources");
+  ResourceList container_requests(const yaml::Node& container, bool limits_as_requests) {
+    yaml::Node resources = child(container, "resources");
     if (!map_or_absent(resources, "resources")) return {};
     ResourceList requests = quantities(child(resources, "requests"), "resources.requests");
     ResourceList limits = quantities(child(resources, "limits"), "resources.limits");
@@ -71,10 +71,10 @@ class SpecReader {
     return requests;
   }
 
-  std::vector<NodeSelectorRequirement> requirements(const YAML::Node& list, std::string_view what) {
+  std::vector<NodeSelectorRequirement> requirements(const yaml::Node& list, std::string_view what) {
     std::vector<NodeSelectorRequirement> out;
     if (!list_or_absent(list, what) || !list.IsDefined() || list.IsNull()) return out;
-    for (const YAML::Node& item : list) {
+    for (const yaml::Node& item : list) {
       if (!item.IsMap()) {
         error(item, fmt::format("'{}' entries must be mappings with key and operator", what));
         continue;
@@ -88,15 +88,15 @@ class SpecReader {
               fmt::format("node selector operator '{}' is not In, NotIn, Exists, DoesNotExist, Gt or Lt", r.op));
         continue;
       }
-      YAML::Node values = child(item, "values");
+      yaml::Node values = child(item, "values");
       if (list_or_absent(values, "values") && values.IsDefined() && !values.IsNull())
-        for (const YAML::Node& v : values) r.values.push_back(scalar(v, "values"));
+        for (const yaml::Node& v : values) r.values.push_back(scalar(v, "values"));
       out.push_back(std::move(r));
     }
     return out;
   }
 
-  NodeSelectorTerm term(const YAML::Node& n) {
+  NodeSelectorTerm term(const yaml::Node& n) {
     NodeSelectorTerm t;
     if (!map_or_absent(n, "a node selector term")) return t;
     t.expressions = requirements(child(n, "matchExpressions"), "matchExpressions");
@@ -104,19 +104,19 @@ class SpecReader {
     return t;
   }
 
-  PodSpecInfo read(const YAML::Node& spec, bool limits_as_requests) {
+  PodSpecInfo read(const yaml::Node& spec, bool limits_as_requests) {
     PodSpecInfo info;
     if (!map_or_absent(spec, "spec") || !spec.IsDefined() || spec.IsNull()) return info;
     // Effective requests (PodRequests in k8s.io/component-helpers/resource).
     ResourceList running;
-    YAML::Node containers = child(spec, "containers");
+    yaml::Node containers = child(spec, "containers");
     if (list_or_absent(containers, "containers") && containers.IsDefined() && !containers.IsNull())
-      for (const YAML::Node& c : containers) running.add(container_requests(c, limits_as_requests));
+      for (const yaml::Node& c : containers) running.add(container_requests(c, limits_as_requests));
     ResourceList sidecars;  // restartable init containers started so far
     ResourceList init_peak;
-    YAML::Node inits = child(spec, "initContainers");
+    yaml::Node inits = child(spec, "initContainers");
     if (list_or_absent(inits, "initContainers") && inits.IsDefined() && !inits.IsNull())
-      for (const YAML::Node& c : inits) {
+      for (const yaml::Node& c : inits) {
         ResourceList r = container_requests(c, limits_as_requests);
         if (scalar(child(c, "restartPolicy"), "restartPolicy") == "Always") {
           running.add(r);
@@ -131,7 +131,7 @@ class SpecReader {
     running.add(quantities(child(spec, "overhead"), "overhead"));
     info.requests = std::move(running);
 
-    YAML::Node selector = child(spec, "nodeSelector");
+    yaml::Node selector = child(spec, "nodeSelector");
     if (map_or_absent(selector, "nodeSelector") && selector.IsDefined() && !selector.IsNull())
       for (const auto& entry : selector) {
         auto key = yaml::scalar(entry.first, file_, sink_, "a nodeSelector key");
@@ -140,17 +140,17 @@ class SpecReader {
       }
     std::sort(info.node_selector.begin(), info.node_selector.end());
 
-    YAML::Node affinity = child(spec, "affinity");
+    yaml::Node affinity = child(spec, "affinity");
     if (map_or_absent(affinity, "affinity")) {
-      YAML::Node node = child(affinity, "nodeAffinity");
+      yaml::Node node = child(affinity, "nodeAffinity");
       if (map_or_absent(node, "nodeAffinity")) {
-        YAML::Node required = child(child(node, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms");
+        yaml::Node required = child(child(node, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms");
         if (list_or_absent(required, "nodeSelectorTerms") && required.IsDefined() && !required.IsNull())
-          for (const YAML::Node& t : required) info.required_affinity.push_back(term(t));
-        YAML::Node preferred = child(node, "preferredDuringSchedulingIgnoredDuringExecution");
+          for (const yaml::Node& t : required) info.required_affinity.push_back(term(t));
+        yaml::Node preferred = child(node, "preferredDuringSchedulingIgnoredDuringExecution");
         if (list_or_absent(preferred, "preferredDuringSchedulingIgnoredDuringExecution") && preferred.IsDefined() &&
             !preferred.IsNull())
-          for (const YAML::Node& p : preferred) {
+          for (const yaml::Node& p : preferred) {
             PreferredTerm pt;
             auto weight = yaml::parse_integer(scalar(child(p, "weight"), "weight"));
             if (!weight || *weight < 1 || *weight > 100) {
@@ -166,9 +166,9 @@ class SpecReader {
       for (std::string_view a : {"podAffinity", "podAntiAffinity"})
         if (child(affinity, a).IsDefined()) info.ignored.push_back(fmt::format("affinity.{}", a));
     }
-    YAML::Node tolerations = child(spec, "tolerations");
+    yaml::Node tolerations = child(spec, "tolerations");
     if (list_or_absent(tolerations, "tolerations") && tolerations.IsDefined() && !tolerations.IsNull())
-      for (const YAML::Node& t : tolerations) {
+      for (const yaml::Node& t : tolerations) {
         if (!t.IsMap()) {
           error(t, "a toleration must be a mapping");
           continue;
@@ -194,7 +194,7 @@ class SpecReader {
 
 }  // namespace
 
-PodSpecInfo read_pod_spec(const YAML::Node& spec, const std::string& file, DiagnosticSink& sink,
+PodSpecInfo read_pod_spec(const yaml::Node& spec, const std::string& file, DiagnosticSink& sink,
                           bool limits_as_requests) {
   return SpecReader(file, sink).read(spec, limits_as_requests);
 }

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
+#include "../io/yaml_tree.hpp"
 
 #include "topoplan/placement/kueue_workload.hpp"
 #include "topoplan/support/error.hpp"
@@ -34,7 +34,7 @@ struct PodSpecInfo {
 /// not give (Kueue's UseLimitsAsMissingRequestsInPod, applied to a
 /// workload's pod templates; the API server has done it for real pods).
 /// Malformed values are reported to `sink` at their position.
-PodSpecInfo read_pod_spec(const YAML::Node& spec, const std::string& file, DiagnosticSink& sink,
+PodSpecInfo read_pod_spec(const yaml::Node& spec, const std::string& file, DiagnosticSink& sink,
                           bool limits_as_requests);
 
 }  // namespace topoplan

@@ -51,7 +51,7 @@ std::optional<double> parse_count(std::string_view text) {
   return parse_with_suffix(text, {{"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"G", 1e9}, {"T", 1e12}});
 }
 
-void JobReader::read_parallelism(const YAML::Node& node, Job& job) {
+void JobReader::read_parallelism(const yaml::Node& node, Job& job) {
   yaml::MapReader m(node, file_, sink_, "'parallelism'");
   m.allow({"tp", "pp", "dp", "ep"});
   if (!m.ok()) return;
@@ -65,7 +65,7 @@ void JobReader::read_parallelism(const YAML::Node& node, Job& job) {
                                            job.parallelism.ep, job.parallelism.dp));
 }
 
-void JobReader::read_workload(const YAML::Node& node, Job& job) {
+void JobReader::read_workload(const yaml::Node& node, Job& job) {
   yaml::MapReader m(node, file_, sink_, "'workload'");
   m.allow({"parameters", "precision", "gradient_bytes", "sharded", "activation_bytes", "layers", "micro_batches",
            "expert_bytes", "moe_layers"});
@@ -118,8 +118,8 @@ const std::vector<std::string_view>& JobReader::keys() {
   return kKeys;
 }
 
-std::optional<Job> JobReader::read(const YAML::Node& node, const std::vector<std::string_view>& extra_keys,
-                                   bool size_optional) {
+std::optional<Job> JobReader::read(const yaml::Node& node, const std::vector<std::string_view>& extra_keys,
+                                   bool size_optional, const yaml::Node& name_node) {
   yaml::MapReader m(node, file_, sink_, "a job");
   std::vector<std::string_view> allowed = keys();
   allowed.insert(allowed.end(), extra_keys.begin(), extra_keys.end());
@@ -128,8 +128,13 @@ std::optional<Job> JobReader::read(const YAML::Node& node, const std::vector<std
   Job job;
   job.where = m.where();
   std::size_t before = sink_.size();
-  if (auto name = m.string("name", true)) job.name = *name;
-  if (job.name.empty() && sink_.size() == before) sink_.error(m.where("name"), "a job needs a non-empty name");
+  if (name_node.IsDefined()) {
+    if (auto name = yaml::scalar(name_node, file_, sink_, "'name'")) job.name = *name;
+  } else if (auto name = m.string("name", true)) {
+    job.name = *name;
+  }
+  if (job.name.empty() && sink_.size() == before)
+    sink_.error(name_node.IsDefined() ? yaml::where(file_, name_node) : m.where("name"), "a job needs a non-empty name");
   if (auto kind = m.string("kind")) {
     if (*kind == "training")
       job.kind = JobKind::training;
@@ -223,10 +228,10 @@ std::optional<Job> JobReader::read(const YAML::Node& node, const std::vector<std
 }
 
 std::vector<Job> parse_jobs_yaml(std::string_view text, const std::string& file) {
-  YAML::Node root = yaml::parse(text, file);
+  yaml::Node root = yaml::parse(text, file);
   DiagnosticSink sink;
   std::vector<Job> jobs;
-  YAML::Node list = root;
+  yaml::Node list = root;
   if (root.IsMap()) {
     yaml::MapReader m(root, file, sink, "a job manifest");
     m.allow({"jobs"});
@@ -238,7 +243,7 @@ std::vector<Job> parse_jobs_yaml(std::string_view text, const std::string& file)
   } else if (list.IsDefined()) {
     JobReader reader(file, sink);
     std::set<std::string> names;
-    for (const YAML::Node& item : list) {
+    for (const yaml::Node& item : list) {
       auto job = reader.read(item);
       if (!job) continue;
       if (!names.insert(job->name).second) {

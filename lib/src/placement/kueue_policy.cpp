@@ -401,6 +401,10 @@ class Placer {
 
 }  // namespace
 
+void KueuePolicy::nodes_changed(const std::vector<DomainId>& nodes) const {
+  touched_.insert(touched_.end(), nodes.begin(), nodes.end());
+}
+
 PodPlacement KueuePolicy::place_pods(const CapacityView& view, const PlaceRequest& request) const {
   const Topology& t = view.topology();
   PodPlacement out;
@@ -553,7 +557,7 @@ PodPlacement KueuePolicy::place_pods(const CapacityView& view, const PlaceReques
       // Free accelerators change where this policy placed pods (the planner
       // may take them back), so with the same occupancy and no filter only
       // those nodes are looked at again; anything else is a new pass.
-      if (view.filtered() || shape.occupancy != &view.occupancy()) {
+      if (view.narrowed() || shape.occupancy != &view.occupancy()) {
         for (std::uint32_t leaf = 0; leaf < tree.leaf_count(); ++leaf) sync(leaf);
         shape.occupancy = &view.occupancy();
       } else {

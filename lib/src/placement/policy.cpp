@@ -57,6 +57,8 @@ std::optional<std::vector<DomainId>> PlacementPolicy::within_domains(const Capac
 
 std::uint32_t PlacementPolicy::pod_groups(const Job&) const { return 0; }
 
+void PlacementPolicy::nodes_changed(const std::vector<DomainId>&) const {}
+
 PodPlacement PlacementPolicy::place_pods(const CapacityView&, const PlaceRequest&) const {
   PodPlacement p;
   p.reason = fmt::format("the '{}' policy places accelerators, not pods", name());

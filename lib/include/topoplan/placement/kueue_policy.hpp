@@ -34,6 +34,7 @@ class KueuePolicy : public PlacementPolicy {
   /// Deployment's pods each; a service's replicas each; else one.
   std::uint32_t pod_groups(const Job& job) const override;
   PodPlacement place_pods(const CapacityView& view, const PlaceRequest& request) const override;
+  void nodes_changed(const std::vector<DomainId>& nodes) const override;
 
   /// The workload Kueue would see for a job of topoplan's own format (or a
   /// request without a job): pods of the request's granule (or of one
@@ -48,8 +49,9 @@ class KueuePolicy : public PlacementPolicy {
   const Topology* topology_;
   kueue::Gates gates_;
   mutable std::map<std::string, std::unique_ptr<Flavor>> flavors_;  // trees by flavor, built on first use
-  // Nodes of every placement returned, in order: where free accelerators may
-  // have changed since (taken, or released by the planner's rollback).
+  // Nodes of every placement returned, and of every change the planner
+  // reported (nodes_changed), in order: where free accelerators may have
+  // changed since.
   mutable std::vector<DomainId> touched_;
   // Allocatable per resource and node of the last topology seen.
   mutable const Topology* allocatable_topology_ = nullptr;
