@@ -226,7 +226,10 @@ int run_check(const PlanCommandOptions& o) {
 }
 
 void add_topology(CLI::App& command, PlanCommandOptions& o) {
-  command.add_option("TOPO", o.topology, "built-in name (with :key=value parameters) or topology file")->required();
+  command
+      .add_option("TOPO", o.topology,
+                  "built-in name (with :key=value parameters), topology file, or node list (kubectl get nodes -o json)")
+      ->required();
 }
 
 void add_level_labels(CLI::App& command, PlanCommandOptions& o) {

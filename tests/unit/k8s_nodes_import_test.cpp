@@ -377,3 +377,19 @@ TEST_CASE("k8s-nodes: a list without GPU nodes is a CPU cluster; CPU nodes of a 
   CHECK(hostnames(both) == std::vector<std::string>{"c1", "g1"});
   CHECK(both.accelerators().size() == 8);
 }
+
+TEST_CASE("k8s-nodes: a node list is told apart from other TOPO files by its content") {
+  // What commands taking a TOPO read through this importer: kubectl's List
+  // of Nodes (JSON or YAML), a NodeList whose items omit their kind, Node
+  // documents; not a pod list, a mixed list, a topology file or bad YAML.
+  CHECK(is_k8s_node_list(R"({"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", "metadata": {"name": "a"}}]})"));
+  CHECK(is_k8s_node_list("kind: NodeList\nitems:\n- metadata: {name: a}\n"));
+  CHECK(is_k8s_node_list("kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: b}\n"));
+  CHECK_FALSE(is_k8s_node_list("kind: List\nitems:\n- kind: Pod\n  metadata: {name: p}\n"));
+  CHECK_FALSE(is_k8s_node_list("kind: List\nitems:\n- kind: Node\n- kind: Pod\n"));
+  CHECK_FALSE(is_k8s_node_list("kind: List\nitems:\n- metadata: {name: a}\n"));
+  CHECK_FALSE(is_k8s_node_list("kind: List\nitems: []\n"));
+  CHECK_FALSE(is_k8s_node_list("name: c\nlevels: [cluster, node]\nblocks: {}\n"));
+  CHECK_FALSE(is_k8s_node_list("kind: [Node\n"));
+  CHECK_FALSE(is_k8s_node_list(""));
+}
