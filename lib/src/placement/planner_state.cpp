@@ -27,7 +27,11 @@ PlannerState::PlaceResult PlannerState::place(const Job& job) {
     return result;
   }
   PlannerCore::Entry entry{job, result.placement, {}, c.tenant_id(job.tenant), true};
-  if (shape.exclusive) entry.kept = c.keep(id, entry.tenant, *shape.exclusive, result.placement.replicas);
+  // Domains an exclusive_level job keeps are topoplan's rule, which a policy
+  // that places pods as Kueue does not know: it neither keeps them nor
+  // avoids them, and check_placement reports what that breaks.
+  if (shape.exclusive && result.placement.pods.empty())
+    entry.kept = c.keep(id, entry.tenant, *shape.exclusive, result.placement.replicas);
   c.jobs.push_back(std::move(entry));
   result.id = id;
   return result;
