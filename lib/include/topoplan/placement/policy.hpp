@@ -103,6 +103,9 @@ class PlacementPolicy {
   /// counts of its own over the occupancy brings them up to date. Default:
   /// nothing.
   virtual void nodes_changed(const std::vector<DomainId>& nodes) const;
+  /// Why place() returns nothing for `request` when the policy knows better
+  /// than the free counts (a peer scheduler's own rule); empty otherwise.
+  virtual std::string why_not(const CapacityView& view, const PlaceRequest& request) const;
 };
 
 /// The policies by name: topo (default), kueue, slurm, slurm-22.05, naive.
