@@ -314,12 +314,12 @@ TEST_CASE("kueue: counts kept across jobs follow what the planner releases and o
     REQUIRE(r.id != kNone);
     ids.push_back(r.id);
   }
-  CHECK(hosts(state.placement(ids[1])) == std::vector<std::string>{"n1"});
+  CHECK(hosts(state.placement(ids[1])) == std::vector<std::string>{"r0-n1"});
   CHECK(state.place(job("full")).id == kNone);
   state.release(ids[1]);
   PlannerState::PlaceResult e = state.place(job("e"));
   REQUIRE(e.id != kNone);
-  CHECK(hosts(e.placement) == std::vector<std::string>{"n1"});
+  CHECK(hosts(e.placement) == std::vector<std::string>{"r0-n1"});
   // n1 freed again, then taken by a placement made elsewhere: nothing fits.
   const JobPlacement held = e.placement;
   state.release(e.id);
