@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ostream.h>
 
+#include "topoplan/formats/topology_import.hpp"
 #include "topoplan/io/topology_source.hpp"
 #include "topoplan/support/error.hpp"
 
@@ -53,7 +55,18 @@ std::string read_input(const std::string& path) {
   return *text;
 }
 
-Topology load_topology_argument(const std::string& argument) {
+Topology load_topology_argument(const std::string& argument, const std::vector<std::string>& level_labels) {
+  if (!find_builtin_topology(parse_topology_argument(argument).target)) {
+    if (std::optional<std::string> text = read_file(argument); text && is_k8s_node_list(*text)) {
+      ImportOptions options;
+      options.level_labels = level_labels;
+      options.cpu_nodes = true;  // a Kueue flavor may hold CPU nodes too
+      std::vector<ImportSource> sources{{argument, *text}};
+      ImportResult result = find_import_format("k8s-nodes")->run(sources, options);
+      for (const ImportWarning& w : result.warnings) fmt::print(std::cerr, "topoplan: warning: {}\n", w.str());
+      return std::move(result.topology);
+    }
+  }
   return load_topology(argument, [](const std::string& path) { return read_file(path); });
 }
 

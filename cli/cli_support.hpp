@@ -29,8 +29,12 @@ std::optional<std::string> read_file(const std::string& path);
 /// Like read_file, but a missing file is an error too; `-` reads stdin.
 std::string read_input(const std::string& path);
 
-/// Loads a TOPO argument: a built-in name or a file, with `:key=value` settings.
-Topology load_topology_argument(const std::string& argument);
+/// Loads a TOPO argument: a built-in name or a file, with `:key=value`
+/// settings. A file that is a Kubernetes node list (kubectl get nodes) is
+/// imported as `import --from k8s-nodes --cpu-nodes` would, with
+/// `level_labels` as its --levels (none: the label scheme the nodes carry);
+/// the importer's warnings go to stderr.
+Topology load_topology_argument(const std::string& argument, const std::vector<std::string>& level_labels = {});
 
 /// Writes `content` to `path` through a temporary file in the same directory
 /// and a rename, so a failure never leaves a half-written file behind. The

@@ -38,6 +38,7 @@ struct ImportCommandOptions {
   std::vector<std::string> levels;
   std::string node_type;
   int gpus_per_node = 0;
+  bool cpu_nodes = false;
   std::string gpu_model;
   std::string fabric_link = "ib-ndr";
   std::string slurm_topology;
@@ -52,6 +53,7 @@ int run_import(const ImportCommandOptions& o) {
   options.name = o.name;
   options.level_labels = o.levels;
   options.gpus_per_node = o.gpus_per_node;
+  options.cpu_nodes = o.cpu_nodes;
   options.gpu_model = o.gpu_model;
   options.fabric_link = o.fabric_link;
   options.slurm_topology = o.slurm_topology;
@@ -94,6 +96,8 @@ Action setup_import(CLI::App& command) {
   command.add_option("--gpus-per-node", o->gpus_per_node, "GPUs of a generic node (default: from the input, else 8)")
       ->check(CLI::Range(1, 1024))
       ->option_text("N");
+  command.add_flag("--cpu-nodes", o->cpu_nodes,
+                   "k8s-nodes: also import the nodes without GPUs of a GPU cluster (for Kueue plans of CPU pods)");
   command.add_option("--gpu-model", o->gpu_model,
                      "GPU model of a generic node; nvidia-smi: of the matrix's GPUs, which sets NVLink and PCIe "
                      "generations (e.g. B200)")

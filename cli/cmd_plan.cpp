@@ -13,6 +13,7 @@
 #include "topoplan/placement/comparison.hpp"
 #include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
+#include "topoplan/manifests/pod_list.hpp"
 #include "topoplan/placement/plan_io.hpp"
 #include "topoplan/placement/planner.hpp"
 #include "topoplan/support/json_writer.hpp"
@@ -49,13 +50,8 @@ void add_plan_format(CLI::App& command, PlanFormat& format) {
 
 void print_warning(const Diagnostic& d) { write_diagnostic(std::cerr, "warning", d); }
 
-// JOBS in any format topoplan reads (native, Kubernetes, sbatch); what it
-// cannot honour is a warning on stderr. Jobs the scheduler itself would
-// refuse are left out: `check` reports them as problems, the others warn.
-ManifestJobs load_jobs(const std::vector<std::string>& paths, const Topology& topology, const PlanCommandOptions& o,
-                       bool rejections_are_problems = false) {
-  ManifestOptions options;
-  for (const std::string& l : o.level_labels) options.level_labels.push_back(parse_level_label(l));
+// JOBS as read from their files ('-': stdin), every unreadable one reported.
+std::vector<ManifestInput> read_jobs(const std::vector<std::string>& paths) {
   std::vector<ManifestInput> inputs;
   DiagnosticSink sink;
   for (const std::string& path : paths) {
@@ -66,6 +62,22 @@ ManifestJobs load_jobs(const std::vector<std::string>& paths, const Topology& to
     }
   }
   sink.throw_if_any();
+  return inputs;
+}
+
+// TOPO; a Kubernetes node list takes its levels from a Kueue Topology among
+// the job inputs.
+Topology load_topology_for(const PlanCommandOptions& o, const std::vector<ManifestInput>& inputs) {
+  return load_topology_argument(o.topology, kueue_topology_levels(inputs));
+}
+
+// JOBS in any format topoplan reads (native, Kubernetes, sbatch); what it
+// cannot honour is a warning on stderr. Jobs the scheduler itself would
+// refuse are left out: `check` reports them as problems, the others warn.
+ManifestJobs load_jobs(const std::vector<ManifestInput>& inputs, const Topology& topology,
+                       const PlanCommandOptions& o, bool rejections_are_problems = false) {
+  ManifestOptions options;
+  for (const std::string& l : o.level_labels) options.level_labels.push_back(parse_level_label(l));
   ManifestJobs jobs = read_job_manifests(inputs, topology, options);
   for (const Diagnostic& d : jobs.warnings) print_warning(d);
   if (!rejections_are_problems)
@@ -94,19 +106,43 @@ int emit(const Topology& topology, const Plan& plan, const PlanCommandOptions& o
   return kSuccess;
 }
 
+// --occupied: a plan, or the pods already running (kubectl get pods).
+struct Occupied {
+  Plan plan;
+  RunningPods running;
+};
+
+void load_occupied(const PlanCommandOptions& o, const Topology& topology, PlanOptions& options, Occupied& occupied) {
+  if (o.occupied.empty()) return;
+  std::string text = read_input(o.occupied);
+  if (is_pod_list(text)) {
+    std::vector<Diagnostic> warnings;
+    occupied.running = read_pod_list({{text, o.occupied}}, topology, warnings);
+    for (const Diagnostic& d : warnings) print_warning(d);
+    options.running = &occupied.running;
+  } else {
+    occupied.plan = parse_plan_yaml(text, o.occupied, topology);
+    options.occupied = &occupied.plan;
+  }
+}
+
+void add_occupied(CLI::App& command, PlanCommandOptions& o) {
+  command.add_option("--occupied", o.occupied,
+                     "what is already taken: a plan, or the pods already running (kubectl get pods -A -o json)")
+      ->option_text("FILE");
+}
+
 int run_plan(const PlanCommandOptions& o) {
-  Topology topology = load_topology_argument(o.topology);
-  std::vector<Job> jobs = load_jobs(o.jobs, topology, o).jobs;
+  std::vector<ManifestInput> inputs = read_jobs(o.jobs);
+  Topology topology = load_topology_for(o, inputs);
+  std::vector<Job> jobs = load_jobs(inputs, topology, o).jobs;
   PlanOptions options;
   options.policy = o.policy;
   options.topology_name = o.topology;
   JobPricer pricer(topology);
   options.pricer = &pricer;
-  Plan occupied;
-  if (!o.occupied.empty()) {
-    occupied = parse_plan_yaml(read_input(o.occupied), o.occupied, topology);
-    options.occupied = &occupied;
-  }
+  Occupied occupied;
+  load_occupied(o, topology, options, occupied);
   Plan plan = plan_jobs(topology, std::move(jobs), options);
   return emit(topology, plan, o);
 }
@@ -147,14 +183,17 @@ std::vector<std::string> split_policies(const std::string& list) {
 }
 
 int run_compare(const PlanCommandOptions& o) {
-  Topology topology = load_topology_argument(o.topology);
-  std::vector<Job> jobs = load_jobs(o.jobs, topology, o).jobs;
+  std::vector<ManifestInput> inputs = read_jobs(o.jobs);
+  Topology topology = load_topology_for(o, inputs);
+  std::vector<Job> jobs = load_jobs(inputs, topology, o).jobs;
   std::vector<std::string> policies = split_policies(o.policies);
   if (policies.empty()) throw InputError({}, "--policies needs at least one policy");
   PlanOptions options;
   options.topology_name = o.topology;
   JobPricer pricer(topology);
   options.pricer = &pricer;
+  Occupied occupied;
+  load_occupied(o, topology, options, occupied);
   Comparison c = compare_policies(topology, jobs, policies, options);
   if (o.format == PlanFormat::json)
     write_comparison_json(std::cout, topology, c);
@@ -164,30 +203,33 @@ int run_compare(const PlanCommandOptions& o) {
 }
 
 int run_check(const PlanCommandOptions& o) {
-  Topology topology = load_topology_argument(o.topology);
+  std::vector<ManifestInput> inputs = read_jobs(o.jobs);
+  Topology topology = load_topology_for(o, inputs);
   JobPricer pricer(topology);
   // A plan (from plan -o, another scheduler, or by hand) is gated as it is;
   // manifests are planned first.
-  if (o.jobs.size() == 1) {
-    std::string text = read_input(o.jobs.front());
-    if (is_plan_yaml(text)) {
-      Plan plan = parse_plan_yaml(text, o.jobs.front(), topology);
-      plan.topology = o.topology;
-      price_plan(topology, plan, &pricer);
-      return write_check(check_report(plan), o);
-    }
+  if (inputs.size() == 1 && is_plan_yaml(inputs.front().text)) {
+    Plan plan = parse_plan_yaml(inputs.front().text, inputs.front().file, topology);
+    plan.topology = o.topology;
+    price_plan(topology, plan, &pricer);
+    return write_check(check_report(plan), o);
   }
-  ManifestJobs manifest = load_jobs(o.jobs, topology, o, true);
+  ManifestJobs manifest = load_jobs(inputs, topology, o, true);
   PlanOptions options;
   options.policy = o.policy;
   options.topology_name = o.topology;
   options.pricer = &pricer;
+  Occupied occupied;
+  load_occupied(o, topology, options, occupied);
   Plan plan = plan_jobs(topology, std::move(manifest.jobs), options);
   return write_check(check_report(plan, manifest.rejections), o);
 }
 
 void add_topology(CLI::App& command, PlanCommandOptions& o) {
-  command.add_option("TOPO", o.topology, "built-in name (with :key=value parameters) or topology file")->required();
+  command
+      .add_option("TOPO", o.topology,
+                  "built-in name (with :key=value parameters), topology file, or node list (kubectl get nodes -o json)")
+      ->required();
 }
 
 void add_level_labels(CLI::App& command, PlanCommandOptions& o) {
@@ -207,7 +249,7 @@ Action setup_plan(CLI::App& command) {
       ->required();
   add_level_labels(command, *o);
   command.add_option("--policy", o->policy, "placement policy (default topo; see below)")->option_text("P");
-  command.add_option("--occupied", o->occupied, "a plan whose accelerators are already taken")->option_text("PLAN");
+  add_occupied(command, *o);
   command.add_option("-o,--output", o->output, "also write the plan to FILE (.json for JSON, else YAML)")
       ->option_text("FILE");
   add_plan_format(command, o->format);
@@ -217,18 +259,27 @@ Action setup_plan(CLI::App& command) {
       "JOBS may also be Kubernetes workloads (Job, JobSet, LeaderWorkerSet, PyTorchJob,\n"
       "MPIJob, TrainJob, Volcano Job, ...) with Kueue, Volcano or KAI topology requests,\n"
       "or Slurm batch scripts (#SBATCH -N, --gpus-per-node, --segment, --switches);\n"
-      "node labels name levels through --level-label or the rules in topoplan-formats(5).\n\n"
+      "node labels name levels through --level-label or the rules in topoplan-formats(5).\n"
+      "Kueue's Topology and ResourceFlavor among them say the flavor's levels and nodes.\n"
+      "TOPO may be a Kubernetes node list (kubectl get nodes -o json), read with the\n"
+      "levels of that Topology; --occupied may be the pods already running.\n\n"
       "Policies (rules and sources in topoplan(1)):\n"
       "  topo         ours: candidates priced by the cost model, the one that keeps\n"
       "               large islands whole among those within 2% of the cheapest\n"
-      "  kueue        Kueue topology-aware scheduling (BestFit / LeastFreeCapacity)\n"
+      "  kueue        Kueue's topology-aware scheduling as Kueue (ff69552e, 0.20\n"
+      "               development) assigns pods: per node by every requested\n"
+      "               resource, with Kueue's default feature gates\n"
+      "  kueue:V      with other gates: kueue:balanced (TASBalancedPlacement),\n"
+      "               kueue:best-fit (TASProfileMixed off), kueue:affinity\n"
+      "               (TASRespectNodeAffinityPreferred), kueue:GATE=true|false,...\n"
       "  slurm        Slurm topology/tree with cons_tres, 24.05.3 and later\n"
       "  slurm-22.05  the same as Slurm 22.05 to 24.05.2 decides\n"
       "  naive        first fit in accelerator order, topology ignored\n\n"
       "Examples:\n"
       "  topoplan plan gb200-nvl72:racks=8 samples/jobs-nvl72.yaml -o plan.yaml\n"
       "  topoplan plan gb200-nvl72:racks=8 samples/k8s-gb200-workloads.yaml --format json\n"
-      "  topoplan plan gb200-nvl72:racks=8 more-jobs.yaml --occupied plan.yaml");
+      "  topoplan plan gb200-nvl72:racks=8 more-jobs.yaml --occupied plan.yaml\n"
+      "  topoplan plan nodes.json kueue.yaml job.yaml --policy kueue --occupied pods.json");
   return [o]() { return run_plan(*o); };
 }
 
@@ -252,6 +303,7 @@ Action setup_compare(CLI::App& command) {
   add_level_labels(command, *o);
   command.add_option("--policies", o->policies, "comma-separated policies (default topo,kueue,slurm,naive)")
       ->option_text("P,P,...");
+  add_occupied(command, *o);
   add_plan_format(command, o->format);
   command.footer(
       "One table: per job and policy the estimated communication time per step (with\n"
@@ -259,7 +311,8 @@ Action setup_compare(CLI::App& command) {
       "total (which adds placed jobs and says how many it leaves out), the jobs placed,\n"
       "the placements that break their constraints (marked '!', listed after the table),\n"
       "and the largest free island each policy leaves per level.\n"
-      "Policies: topo, kueue, slurm, slurm-22.05, naive (see 'topoplan plan --help').\n\n"
+      "Policies: topo, kueue (and its variants), slurm, slurm-22.05, naive (see\n"
+      "'topoplan plan --help').\n\n"
       "Example:\n  topoplan compare dgx-h100:nodes=128 samples/jobs-superpod.yaml --policies topo,kueue");
   return [o]() { return run_compare(*o); };
 }
@@ -271,6 +324,7 @@ Action setup_check(CLI::App& command) {
       ->required();
   add_level_labels(command, *o);
   command.add_option("--policy", o->policy, "placement policy (default topo)")->option_text("P");
+  add_occupied(command, *o);
   add_plan_format(command, o->format);
   command.footer("Manifests are planned with --policy, then checked; a single plan file (from\n"
                  "'topoplan plan -o', by hand, or another scheduler's) is checked as it is.\n"

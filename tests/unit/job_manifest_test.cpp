@@ -382,9 +382,15 @@ TEST_CASE("unknown kinds and missing apiVersion are input errors; configuration 
   CHECK(e.find("m.yaml:2:7: unknown kind 'Deploymnet' (apps/v1)") != std::string::npos);
   CHECK(e.find("did you mean 'Deployment'?") != std::string::npos);
   CHECK(error_of("kind: Job\nmetadata: {name: x}\n", t).find("needs apiVersion and kind") != std::string::npos);
+  // Kueue's flavors are read for the workloads of other files; a file of
+  // only other configuration has nothing to place.
   ManifestJobs config = read("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n", t);
   CHECK(config.jobs.empty());
-  CHECK(config.warnings.size() == 1);
+  CHECK(config.warnings.empty());
+  ManifestJobs other = read("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", t);
+  CHECK(other.jobs.empty());
+  REQUIRE(other.warnings.size() == 1);
+  CHECK(other.warnings[0].message.find("nothing to place") != std::string::npos);
 }
 
 TEST_CASE("sbatch: directives until the first command, both option forms") {

@@ -15,6 +15,8 @@
 
 #include "topoplan/formats/topology_import.hpp"
 #include "topoplan/io/topology_source.hpp"
+#include "topoplan/io/topology_writer.hpp"
+#include "topoplan/io/topology_yaml.hpp"
 #include "topoplan/model/fabric.hpp"
 #include "topoplan/model/topology_validation.hpp"
 
@@ -305,12 +307,89 @@ TEST_CASE("k8s-nodes errors name the file, line and column") {
         "--levels: no node has the label 'example.com/rak'; did you mean 'example.com/rack'?\n"
         "nodes.yaml: no node has every level label, so no node is left to import\n");
   o.level_labels = {"example.com/rack"};
-  CHECK(import_error(list_of(node_yaml("n1", {{"example.com/rack", "r1"}}, 0)), o) ==
-        "nodes.yaml: no node has nvidia.com/gpu or amd.com/gpu capacity; --gpus-per-node N imports them as nodes "
-        "of N GPUs\n");
+  CHECK(import_error(list_of(node_yaml("n1", {{"example.com/rack", "r1"}}, 8,
+                                       "    allocatable:\n      cpu: \"2x\"\n"))) ==
+        "nodes.yaml:14:12: allocatable cpu is '2x', not a Kubernetes quantity\n");
+  CHECK(import_error(list_of(node_yaml("n1", {{"example.com/rack", "r1"}}, 8) +
+                             "  spec:\n    taints: [{key: a, effect: Sometimes}]\n")) ==
+        "nodes.yaml:14:14: a taint needs a key and an effect of NoSchedule, PreferNoSchedule or NoExecute (key 'a', "
+        "effect 'Sometimes')\n");
 
   Topology h100 = load_topology("dgx-h100", [](const std::string&) { return std::optional<std::string>(); });
   o.node_type = &h100;
   CHECK(import_error(list_of(node_yaml("n1", {{"example.com/rack", "r1"}}, 4)), o) ==
         "nodes.yaml:7:11: node 'n1' has 4 GPUs in its capacity, but the node type has 8 (8 x H100 from dgx-h100)\n");
+}
+
+TEST_CASE("k8s-nodes: what Kueue counts is kept per node: allocatable, taints, labels, state") {
+  // Kueue's TAS counts every resource of status.allocatable (pkg/resources
+  // ResourceValue: cpu in millicores, the rest in units), skips cordoned and
+  // NotReady nodes, applies taints and matches node selectors on labels.
+  const std::string nodes = list_of(
+      node_yaml("n1", {{"example.com/rack", "r1"}, {"pool", "a"}}, 4,
+                "    allocatable:\n      cpu: \"7910m\"\n      memory: 32561656Ki\n      pods: \"110\"\n"
+                "      nvidia.com/gpu: \"4\"\n      example.com/fpga: \"2\"\n") +
+      "  spec:\n    taints:\n    - {key: nvidia.com/gpu, value: present, effect: NoSchedule}\n" +
+      node_yaml("n2", {{"example.com/rack", "r1"}}, 4) + "  spec:\n    unschedulable: true\n");
+  ImportOptions o;
+  o.level_labels = {"example.com/rack"};
+  ImportResult r = import("nodes.yaml", nodes, o);
+  const Topology& t = r.topology;
+  auto [first, last] = t.domains_at(t.host_level());
+  REQUIRE(last - first == 2);
+  const NodeResources& n1 = t.node_resources(first);
+  CHECK(n1.allocatable == ResourceList{{"cpu", 7910}, {"example.com/fpga", 2}, {"memory", 32561656LL * 1024},
+                                       {"pods", 110}});  // the GPUs are the node's devices
+  REQUIRE(n1.taints.size() == 1);
+  CHECK(n1.taints[0].str() == "nvidia.com/gpu=present:NoSchedule");
+  CHECK(n1.state == DeviceState::up);
+  CHECK(t.node_resources(first + 1).state == DeviceState::drain);
+  // The node's own labels; the level label stays with the rack.
+  CHECK(t.labels(t.domain(first).labels) == Labels{{"pool", "a"}});
+
+  // The native format keeps all of it.
+  std::string written = write_topology_yaml(t, {});
+  Topology back = parse_topology_yaml(written, "back.yaml", {});
+  auto [bf, bl] = back.domains_at(back.host_level());
+  CHECK(back.node_resources(bf) == n1);
+  CHECK(back.node_resources(bf + 1).state == DeviceState::drain);
+  CHECK(back.labels(back.domain(bf).labels) == Labels{{"pool", "a"}});
+  CHECK(write_topology_yaml(back, {}) == written);
+}
+
+TEST_CASE("k8s-nodes: a list without GPU nodes is a CPU cluster; CPU nodes of a GPU cluster on request") {
+  ImportOptions o;
+  o.level_labels = {"example.com/rack"};
+  const std::string cpu_only = list_of(node_yaml("c1", {{"example.com/rack", "r1"}}, -1,
+                                                 "  status:\n    allocatable: {cpu: \"4\", pods: \"10\"}\n"));
+  ImportResult r = import("nodes.yaml", cpu_only, o);
+  CHECK(r.topology.accelerators().empty());
+  CHECK(r.topology.node_resources(r.topology.domains_at(r.topology.host_level()).first).allocatable ==
+        ResourceList{{"cpu", 4000}, {"pods", 10}});
+  REQUIRE_FALSE(r.warnings.empty());
+  CHECK_THAT(r.warnings[0].message, Catch::Contains("the nodes are imported without accelerators"));
+
+  const std::string mixed = list_of(node_yaml("g1", {{"example.com/rack", "r1"}}, 8) +
+                                    node_yaml("c1", {{"example.com/rack", "r1"}}, 0));
+  CHECK(hostnames(import("nodes.yaml", mixed, o).topology) == std::vector<std::string>{"g1"});
+  o.cpu_nodes = true;
+  Topology both = import("nodes.yaml", mixed, o).topology;
+  CHECK(hostnames(both) == std::vector<std::string>{"c1", "g1"});
+  CHECK(both.accelerators().size() == 8);
+}
+
+TEST_CASE("k8s-nodes: a node list is told apart from other TOPO files by its content") {
+  // What commands taking a TOPO read through this importer: kubectl's List
+  // of Nodes (JSON or YAML), a NodeList whose items omit their kind, Node
+  // documents; not a pod list, a mixed list, a topology file or bad YAML.
+  CHECK(is_k8s_node_list(R"({"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", "metadata": {"name": "a"}}]})"));
+  CHECK(is_k8s_node_list("kind: NodeList\nitems:\n- metadata: {name: a}\n"));
+  CHECK(is_k8s_node_list("kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: b}\n"));
+  CHECK_FALSE(is_k8s_node_list("kind: List\nitems:\n- kind: Pod\n  metadata: {name: p}\n"));
+  CHECK_FALSE(is_k8s_node_list("kind: List\nitems:\n- kind: Node\n- kind: Pod\n"));
+  CHECK_FALSE(is_k8s_node_list("kind: List\nitems:\n- metadata: {name: a}\n"));
+  CHECK_FALSE(is_k8s_node_list("kind: List\nitems: []\n"));
+  CHECK_FALSE(is_k8s_node_list("name: c\nlevels: [cluster, node]\nblocks: {}\n"));
+  CHECK_FALSE(is_k8s_node_list("kind: [Node\n"));
+  CHECK_FALSE(is_k8s_node_list(""));
 }

@@ -4,13 +4,18 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "topoplan/formats/topology_import.hpp"
 #include "topoplan/io/topology_yaml.hpp"
+#include "topoplan/manifests/job_manifest.hpp"
+#include "topoplan/manifests/pod_list.hpp"
 #include "topoplan/placement/planner.hpp"
+#include "topoplan/placement/planner_state.hpp"
 
 using namespace topoplan;
 
@@ -282,4 +287,162 @@ TEST_CASE("kueue: the planner runs it by name") {
   Plan p = plan_jobs(t, {job}, o);
   REQUIRE(p.placements[0].placed);
   CHECK(p.placements[0].device_count() == 5);
+}
+
+TEST_CASE("kueue: counts kept across jobs follow what the planner releases and occupies") {
+  // The policy keeps pods per domain between jobs and looks again only at
+  // nodes whose free GPUs changed; a release or an occupied placement made
+  // by the planner (the simulator, what-if) must reach it. Four 4-GPU nodes,
+  // jobs of 4 one-GPU pods: each fills one node (LeastFreeCapacity on a
+  // snapshot where all are equal takes n0, then the next by name).
+  Topology t = parse_topology_yaml(kRack, "rack.yaml");
+  PlannerState state(t, {"kueue", nullptr, true});
+  auto job = [](const std::string& name) {
+    Job j;
+    j.name = name;
+    j.per_replica = 4;
+    return j;
+  };
+  auto hosts = [&](const JobPlacement& p) {
+    std::vector<std::string> out;
+    for (const JobPlacement::NodePods& n : p.pods) out.emplace_back(t.hostname(n.node));
+    return out;
+  };
+  std::vector<PlannerState::JobId> ids;
+  for (const char* name : {"a", "b", "c", "d"}) {
+    PlannerState::PlaceResult r = state.place(job(name));
+    REQUIRE(r.id != kNone);
+    ids.push_back(r.id);
+  }
+  CHECK(hosts(state.placement(ids[1])) == std::vector<std::string>{"r0-n1"});
+  CHECK(state.place(job("full")).id == kNone);
+  state.release(ids[1]);
+  PlannerState::PlaceResult e = state.place(job("e"));
+  REQUIRE(e.id != kNone);
+  CHECK(hosts(e.placement) == std::vector<std::string>{"r0-n1"});
+  // n1 freed again, then taken by a placement made elsewhere: nothing fits.
+  const JobPlacement held = e.placement;
+  state.release(e.id);
+  state.occupy(job("elsewhere"), held);
+  CHECK(state.place(job("f")).id == kNone);
+}
+
+namespace {
+
+// A `kubectl get nodes` list of one rack: each node as {name, cpu, memory,
+// gpus, extra YAML under the node}.
+struct K8sNode {
+  std::string name;
+  std::string cpu = "16";
+  std::string memory = "64Gi";
+  int gpus = 0;
+  std::string extra;
+};
+
+Topology k8s_rack(const std::vector<K8sNode>& nodes) {
+  std::string text = "apiVersion: v1\nkind: List\nitems:\n";
+  for (const K8sNode& n : nodes) {
+    std::string gpus = n.gpus ? ", nvidia.com/gpu: \"" + std::to_string(n.gpus) + "\"" : "";
+    text += "- kind: Node\n  metadata:\n    name: " + n.name + "\n    labels: {example.com/rack: r1}\n" + n.extra +
+            "  status:\n    capacity: {cpu: \"" + n.cpu + "\"" + gpus + "}\n    allocatable: {cpu: \"" + n.cpu +
+            "\", memory: " + n.memory + ", pods: \"110\"" + gpus + "}\n";
+  }
+  ImportOptions o;
+  o.level_labels = {"example.com/rack"};
+  o.cpu_nodes = true;
+  std::vector<ImportSource> sources{{"nodes.yaml", text}};
+  return find_import_format("k8s-nodes")->run(sources, o).topology;
+}
+
+std::string batch_job(int pods, const std::string& requests, const std::string& annotation = "",
+                      const std::string& spec_extra = "") {
+  return "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  parallelism: " + std::to_string(pods) +
+         "\n  template:\n    metadata: {annotations: {" + annotation + "}}\n    spec:\n" + spec_extra +
+         "      containers: [{name: c, resources: {requests: " + requests + "}}]\n";
+}
+
+// Pods per hostname of the first job planned by the kueue policy, or its reason.
+std::map<std::string, int> kueue_pods(const Topology& t, const std::string& manifests, std::string* reason = nullptr,
+                                      const std::string& running = "") {
+  ManifestJobs m = read_job_manifests({{manifests, "m.yaml"}}, t);
+  REQUIRE(m.jobs.size() == 1);
+  RunningPods pods;
+  std::vector<Diagnostic> warnings;
+  if (!running.empty()) pods = read_pod_list({{running, "pods.yaml"}}, t, warnings);
+  PlanOptions o;
+  o.policy = "kueue";
+  o.running = &pods;
+  Plan p = plan_jobs(t, m.jobs, o);
+  if (reason) *reason = p.placements[0].reason;
+  std::map<std::string, int> out;
+  for (const JobPlacement::NodePods& n : p.placements[0].pods) out[std::string(t.hostname(n.node))] += static_cast<int>(n.pods);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("kueue: 1-GPU pods on a cluster of mostly 1-GPU nodes share the big node, as Kueue places them") {
+  // Issue 18: five 1-GPU nodes and one 8-GPU node. Kueue counts pods per
+  // node: the rack holds 8 + 5; BestFit puts all 6 on the one node that
+  // holds them (the tightest that does), never "whole nodes".
+  std::vector<K8sNode> nodes{{"big", "64", "512Gi", 8, ""}};
+  for (int i = 1; i <= 5; ++i) nodes.push_back({"small" + std::to_string(i), "16", "64Gi", 1, ""});
+  Topology t = k8s_rack(nodes);
+  const std::string rack = "kueue.x-k8s.io/podset-required-topology: example.com/rack";
+  CHECK(kueue_pods(t, batch_job(6, "{nvidia.com/gpu: 1}", rack)) == std::map<std::string, int>{{"big", 6}});
+  // Nine need the big node and one small one: the last pod goes to the
+  // tightest node that holds it, the first small one by name.
+  CHECK(kueue_pods(t, batch_job(9, "{nvidia.com/gpu: 1}", rack)) ==
+        std::map<std::string, int>{{"big", 8}, {"small1", 1}});
+  // Implied TAS (no annotation) is LeastFreeCapacity: the first node in
+  // ascending order that holds them all, else the least free ones first.
+  CHECK(kueue_pods(t, batch_job(6, "{nvidia.com/gpu: 1}")) == std::map<std::string, int>{{"big", 6}});
+  CHECK(kueue_pods(t, batch_job(10, "{nvidia.com/gpu: 1}")) ==
+        std::map<std::string, int>{{"big", 5}, {"small1", 1}, {"small2", 1}, {"small3", 1}, {"small4", 1},
+                                   {"small5", 1}});
+  // The other policies no longer take 1-GPU pods for whole nodes here.
+  ManifestJobs m = read_job_manifests({{batch_job(6, "{nvidia.com/gpu: 1}", rack), "m.yaml"}}, t);
+  REQUIRE(m.jobs.size() == 1);
+  CHECK_FALSE(m.jobs[0].exclusive);
+  CHECK(m.jobs[0].per_replica == 6);
+}
+
+TEST_CASE("kueue: several CPU pods per node, the scarcest resource deciding") {
+  // n1 holds min(4 cpu, 8Gi / 2Gi) = 4 pods; n2 min(16, 4Gi / 2Gi) = 2.
+  Topology t = k8s_rack({{"n1", "4", "8Gi", 0, ""}, {"n2", "16", "4Gi", 0, ""}});
+  const std::string pod = "{cpu: \"1\", memory: 2Gi}";
+  // Required: BestFit fills the largest node, then the tightest for the rest.
+  CHECK(kueue_pods(t, batch_job(5, pod, "kueue.x-k8s.io/podset-required-topology: example.com/rack")) ==
+        std::map<std::string, int>{{"n1", 4}, {"n2", 1}});
+  // Unconstrained: LeastFreeCapacity, the least free node first.
+  CHECK(kueue_pods(t, batch_job(5, pod, "kueue.x-k8s.io/podset-unconstrained-topology: 'true'")) ==
+        std::map<std::string, int>{{"n1", 3}, {"n2", 2}});
+  std::string reason;
+  CHECK(kueue_pods(t, batch_job(7, pod, "kueue.x-k8s.io/podset-required-topology: example.com/rack"), &reason).empty());
+  CHECK(reason == "topology \"default\" allows to fit only 6 out of 7 pod(s)");
+}
+
+TEST_CASE("kueue: pods already running take their requests; taints and selectors leave nodes out") {
+  Topology t = k8s_rack({{"n1", "4", "64Gi", 0, ""}, {"n2", "2", "64Gi", 0,
+                                        "  spec:\n    taints: [{key: dedicated, value: ml, effect: NoSchedule}]\n"}});
+  const std::string pod = "{cpu: \"1\"}";
+  const std::string rack = "kueue.x-k8s.io/podset-required-topology: example.com/rack";
+  const std::string running = R"(apiVersion: v1
+kind: List
+items:
+- {kind: Pod, metadata: {name: a}, spec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: "3"}}}]}, status: {phase: Running}}
+- {kind: Pod, metadata: {name: b}, spec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: "3"}}}]}, status: {phase: Failed}}
+)";
+  std::string reason;
+  // n2's taint is not tolerated: only n1's one free cpu is left.
+  CHECK(kueue_pods(t, batch_job(2, pod, rack), &reason, running).empty());
+  CHECK(reason == "topology \"default\" allows to fit only 1 out of 2 pod(s). Total nodes: 2; excluded: taint "
+                  "\"dedicated=ml:NoSchedule\": 1");
+  const std::string tolerate = "      tolerations: [{key: dedicated, operator: Exists}]\n";
+  CHECK(kueue_pods(t, batch_job(2, pod, rack, tolerate), nullptr, running) ==
+        std::map<std::string, int>{{"n2", 2}});
+  // A node selector no node matches.
+  CHECK(kueue_pods(t, batch_job(1, pod, rack, "      nodeSelector: {pool: a}\n"), &reason).empty());
+  CHECK(reason == "topology \"default\" doesn't allow to fit any of 1 pod(s). Total nodes: 2; excluded: "
+                  "nodeSelector: 1, taint \"dedicated=ml:NoSchedule\": 1");
 }

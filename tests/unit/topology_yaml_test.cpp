@@ -272,3 +272,38 @@ blocks: {oops: not even checked}
   CHECK(info.parameters[0].max == 9);
   CHECK(info.levels == std::vector<std::string>{"cluster", "node"});
 }
+
+TEST_CASE("host blocks carry Kubernetes resources, taints and state; overrides set a node's state") {
+  auto with = [](const std::string& keys) {
+    std::string s = kTwoLevel;
+    s.replace(s.find("    devices:\n"), 0, keys);
+    return s;
+  };
+  Topology t = parse_topology_yaml(with("    resources: {cpu: 7910m, memory: 31Gi, pods: 110}\n"
+                                        "    taints: [{key: gpu, value: yes, effect: NoSchedule}]\n") +
+                                       "overrides:\n  - {node: node1, state: drain}\n",
+                                   "t.yaml");
+  TopologyIndex index(t);
+  DomainId node0 = *index.find_domain("node0");
+  DomainId node1 = *index.find_domain("node1");
+  CHECK(t.has_node_resources());
+  CHECK(t.node_resources(node0).allocatable == ResourceList{{"cpu", 7910}, {"memory", 31LL << 30}, {"pods", 110}});
+  CHECK(t.node_resources(node0).taints == std::vector<Taint>{{"gpu", "yes", "NoSchedule"}});
+  CHECK(t.node_resources(node0).state == DeviceState::up);
+  CHECK(t.node_resources(node1).state == DeviceState::drain);  // the node itself, not only its devices
+  CHECK(t.device(*index.find_device("node1/gpu0")).state == DeviceState::drain);
+  CHECK_FALSE(parse_topology_yaml(kTwoLevel, "t.yaml").has_node_resources());
+
+  CHECK(errors_of(with("    resources: {cpu: lots}\n")) ==
+        std::vector<std::string>{"t.yaml:6:22: resource 'cpu' is 'lots', not a Kubernetes quantity (such as 500m, "
+                                 "64, 16Gi)"});
+  CHECK(errors_of(with("    resources: {nvidia.com/gpu: 4}\n")) ==
+        std::vector<std::string>{"t.yaml:6:17: 'nvidia.com/gpu' is counted from the node's accelerator devices; it "
+                                 "is not a resource"});
+  CHECK(any_contains(errors_of(with("    taints: [{key: gpu, effect: Never}]\n")),
+                     "taint effect 'Never' is not NoSchedule, PreferNoSchedule or NoExecute"));
+  CHECK(any_contains(errors_of(with("    state: asleep\n")), "unknown state 'asleep'"));
+  std::string cluster_state = kTwoLevel;
+  cluster_state.replace(cluster_state.find("    level: cluster\n"), 19, "    level: cluster\n    state: down\n");
+  CHECK(any_contains(errors_of(cluster_state), "only blocks of the host level 'node' have 'state'"));
+}

@@ -11,18 +11,23 @@
 //   path of values, as Kueue does, so rack "r1" of block "b1" and rack "r1"
 //   of block "b2" are two racks.
 // - Like Kueue (pkg/util/tas/node.go NodeMatchesFlavor, @ff69552e), a node
-//   that lacks a level label is left out of the tree; we warn about it. A
-//   node with no accelerator capacity is left out too (a CPU or control-plane
-//   node has no place in a placement plan), unless --gpus-per-node says how
-//   many it has.
+//   that lacks a level label is left out of the tree; we warn about it. In a
+//   list with GPU nodes, a node with no accelerator capacity is left out too
+//   (a CPU or control-plane node has no place in a GPU plan) unless
+//   --cpu-nodes keeps it or --gpus-per-node says how many it has; a list
+//   without any GPU node is a CPU cluster and is imported whole.
+// - What Kueue counts besides GPUs is kept per node: status.allocatable of
+//   every other resource (cpu in millicores, memory in bytes, pods, ...;
+//   pkg/resources ResourceValue), spec.taints, and the node's labels other
+//   than the level and hostname labels (for node selectors and affinity).
 // - Accelerators: status.capacity of nvidia.com/gpu or amd.com/gpu, i.e. what
 //   the device plugin found; when status.allocatable has fewer, the missing
 //   ones are unhealthy (the device plugin withdraws them from allocatable) and
 //   are marked down, the last ones of the node, since the list does not say
 //   which. Kueue counts allocatable (nodesCache keeps Allocatable), so the
 //   usable count is the same.
-// - Ready condition not "True": every device of the node is down; cordoned
-//   (spec.unschedulable): drain. Kueue leaves both out of its capacity
+// - Ready condition not "True": the node and every device of it are down;
+//   cordoned (spec.unschedulable): drain. Kueue leaves both out of its tree
 //   (tas_nodes_cache.go sync: "schedulableAndReady").
 // - Node insides: --node-type, else a generic node (node_type.hpp) with the
 //   GPU model of nvidia.com/gpu.product / amd.com/gpu.product-name and the
@@ -78,6 +83,8 @@ struct NodeRecord {
   std::map<std::string, Label, std::less<>> labels;
   long long gpus = -1;         // status.capacity; -1: none reported
   long long allocatable = -1;  // status.allocatable; -1: not given
+  ResourceList resources;      // status.allocatable of everything but the GPUs
+  std::vector<Taint> taints;   // spec.taints
   bool cordoned = false;
   bool not_ready = false;
   std::vector<std::string> values;  // level values, once the levels are known
@@ -151,6 +158,48 @@ class NodeReader {
     return value;
   }
 
+  // Everything allocatable but the GPUs, which become devices: cpu, memory,
+  // pods, ephemeral storage, hugepages and other extended resources, as
+  // Kueue counts them (pkg/resources ResourceValue).
+  void resources(const yaml::Node& allocatable, NodeRecord& r) {
+    for (const auto& entry : allocatable) {
+      auto name = yaml::scalar(entry.first, file_, sink_, "a resource name");
+      if (!name || *name == kNvidiaGpuResource || *name == kAmdGpuResource) continue;
+      auto text = yaml::scalar(entry.second, file_, sink_, fmt::format("allocatable {}", *name));
+      if (!text) continue;
+      auto value = parse_quantity(*name, *text);
+      if (!value) {
+        error(entry.second, fmt::format("allocatable {} is '{}', not a Kubernetes quantity", *name, *text));
+        continue;
+      }
+      r.resources.set(*name, *value);
+    }
+  }
+
+  void taints(const yaml::Node& spec, NodeRecord& r) {
+    const yaml::Node list = spec["taints"];
+    if (!list.IsDefined() || list.IsNull()) return;
+    if (!list.IsSequence()) {
+      error(list, "'spec.taints' must be a list");
+      return;
+    }
+    for (const yaml::Node& t : list) {
+      if (!t.IsMap()) {
+        error(t, "a taint must be a mapping with key and effect");
+        continue;
+      }
+      std::string key = scalar_or(t["key"], "");
+      std::string effect = scalar_or(t["effect"], "");
+      if (key.empty() || (effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute")) {
+        error(t, fmt::format("a taint needs a key and an effect of NoSchedule, PreferNoSchedule or NoExecute (key "
+                             "'{}', effect '{}')",
+                             key, effect));
+        continue;
+      }
+      r.taints.push_back({key, scalar_or(t["value"], ""), effect});
+    }
+  }
+
   void node(const yaml::Node& n, bool in_list) {
     if (!n.IsMap()) {
       error(n, "a Node must be a mapping");
@@ -215,6 +264,7 @@ class NodeReader {
           error(u, fmt::format("'spec.unschedulable' is '{}'; it must be true or false", *text));
         r.cordoned = text && *text == "true";
       }
+      taints(*spec, r);
     }
     if (auto status = mapping(n, "status", "'status'")) {
       if (auto capacity = mapping(*status, "capacity", "'status.capacity'")) {
@@ -229,6 +279,7 @@ class NodeReader {
         auto amd = count(*allocatable, kAmdGpuResource, "allocatable");
         r.allocatable = std::max(nvidia.value_or(-1), amd.value_or(-1));
         if (r.gpus < 0) r.gpus = r.allocatable;  // capacity left out by hand
+        resources(*allocatable, r);
       }
       const yaml::Node conditions = (*status)["conditions"];
       if (conditions.IsDefined() && !conditions.IsNull()) {
@@ -344,8 +395,18 @@ std::vector<const NodeRecord*> select_nodes(std::vector<NodeRecord>& nodes, cons
   std::vector<std::string> no_gpus;
   std::size_t unlabelled = 0;
   constexpr std::size_t kListed = 10;
+  // A list without any GPU node is a CPU cluster: all of it is imported
+  // (for Kueue plans of CPU pods); in a GPU cluster the CPU nodes are left
+  // out unless asked for.
+  const bool any_gpus = std::any_of(nodes.begin(), nodes.end(), [](const NodeRecord& n) { return n.gpus > 0; });
+  const bool keep_cpu = options.cpu_nodes || options.gpus_per_node > 0 || !any_gpus;
+  if (!any_gpus && options.gpus_per_node == 0 && !nodes.empty())
+    warnings.push_back({{}, fmt::format("no node has {} or {} capacity: the nodes are imported without accelerators "
+                                        "(their cpu, memory and pods count for --policy kueue; --gpus-per-node N "
+                                        "gives each N GPUs)",
+                                        kNvidiaGpuResource, kAmdGpuResource)});
   for (NodeRecord& n : nodes) {
-    if (n.gpus <= 0 && options.gpus_per_node == 0) {
+    if (n.gpus <= 0 && !keep_cpu) {
       no_gpus.push_back(n.name);
       continue;
     }
@@ -374,8 +435,8 @@ std::vector<const NodeRecord*> select_nodes(std::vector<NodeRecord>& nodes, cons
   if (unlabelled > kListed)
     warnings.push_back({{}, fmt::format("{} more nodes without all level labels are left out", unlabelled - kListed)});
   if (!no_gpus.empty())
-    warnings.push_back({{}, fmt::format("{} node{} without {} or {} capacity left out (--gpus-per-node counts them "
-                                        "in): {}",
+    warnings.push_back({{}, fmt::format("{} node{} without {} or {} capacity left out (--cpu-nodes imports them "
+                                        "without accelerators): {}",
                                         no_gpus.size(), no_gpus.size() == 1 ? "" : "s", kNvidiaGpuResource,
                                         kAmdGpuResource, listed(no_gpus))});
   if (kept.empty()) {
@@ -383,11 +444,8 @@ std::vector<const NodeRecord*> select_nodes(std::vector<NodeRecord>& nodes, cons
     std::string file = nodes.empty() ? std::string() : nodes.front().where.file;
     if (nodes.empty()) {
       diagnostics.push_back({{}, "the input holds no Node"});
-    } else if (unlabelled == 0) {
-      diagnostics.push_back({{file, 0, 0}, fmt::format("no node has {} or {} capacity; --gpus-per-node N imports "
-                                                       "them as nodes of N GPUs",
-                                                       kNvidiaGpuResource, kAmdGpuResource)});
     } else {
+      // Every node was left out for a missing level label.
       std::vector<std::string> seen;
       for (const NodeRecord& n : nodes)
         for (const auto& [key, label] : n.labels) seen.push_back(key);
@@ -434,6 +492,18 @@ class TopologyAssembler {
     }
     DomainId host = b_.add_domain(parent, n.name, origin);
     b_.set_hostname(host, n.hostname);
+    // The node's own labels, for node selectors and affinity; the level
+    // labels are its domains' and the hostname label is its hostname.
+    Labels own;
+    for (const auto& [key, label] : n.labels)
+      if (key != kHostnameLabel && std::find(levels_.keys.begin(), levels_.keys.end(), key) == levels_.keys.end())
+        own.emplace_back(key, label.value);
+    b_.set_domain_labels(host, std::move(own));
+    NodeResources resources;
+    resources.allocatable = n.resources;
+    resources.taints = n.taints;
+    resources.state = n.not_ready ? DeviceState::down : n.cordoned ? DeviceState::drain : DeviceState::up;
+    b_.set_node_resources(host, std::move(resources));
 
     const NodeType* type = node_type(n, sink);
     if (!type) return;
@@ -497,7 +567,7 @@ class TopologyAssembler {
   };
 
   const NodeType* node_type(const NodeRecord& n, DiagnosticSink& sink) {
-    if (copied_) {
+    if (copied_ && (n.gpus > 0 || options_.gpus_per_node > 0)) {
       if (n.gpus > 0 && n.gpus != copied_->accelerators()) {
         sink.error(n.where, fmt::format("node '{}' has {} GPUs in its capacity, but the node type has {} ({})", n.name,
                                         n.gpus, copied_->accelerators(), copied_->description()));
@@ -606,3 +676,37 @@ ImportResult import_k8s_nodes(std::span<const ImportSource> sources, const Impor
 }
 
 }  // namespace topoplan::formats
+
+namespace topoplan {
+
+bool is_k8s_node_list(std::string_view text) {
+  std::vector<yaml::Node> docs;
+  try {
+    docs = yaml::parse_all(text, "");
+  } catch (const InputError&) {
+    return false;
+  }
+  bool any = false;
+  for (const yaml::Node& doc : docs) {
+    if (!doc.IsDefined() || doc.IsNull()) continue;
+    if (!doc.IsMap() || !doc["kind"].IsDefined() || !doc["kind"].IsScalar()) return false;
+    const std::string kind = doc["kind"].Scalar();
+    if (kind == "Node") {
+      any = true;
+      continue;
+    }
+    if (kind != "List" && kind != "NodeList") return false;
+    const yaml::Node items = doc["items"];
+    if (!items.IsDefined() || !items.IsSequence()) return false;
+    for (const yaml::Node& item : items) {
+      if (!item.IsMap()) return false;
+      const yaml::Node k = item["kind"];
+      if (k.IsDefined() && (!k.IsScalar() || k.Scalar() != "Node")) return false;
+      if (!k.IsDefined() && kind != "NodeList") return false;
+      any = true;
+    }
+  }
+  return any;
+}
+
+}  // namespace topoplan

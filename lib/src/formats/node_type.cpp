@@ -1,5 +1,6 @@
 #include "topoplan/formats/node_type.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -17,12 +18,14 @@ NodeType NodeType::generic(int gpus, std::string model) {
     t.devices_.push_back({DeviceKind::gpu, fmt::format("gpu{}", i), model, 0, 1.0f, {}});
     t.links_.push_back({0, t.devices_.size() - 1, pcie, 1, -1, -1});
   }
-  for (int i = 0; i < gpus; ++i) {
+  // One NIC per GPU; a node without GPUs (a CPU node) still has one.
+  for (int i = 0; i < std::max(gpus, 1); ++i) {
     t.devices_.push_back({DeviceKind::nic, fmt::format("nic{}", i), "", 0, 1.0f, {}});
     t.links_.push_back({0, t.devices_.size() - 1, pcie, 1, -1, -1});
   }
   t.accelerators_ = gpus;
-  t.description_ = fmt::format("{} x {} (generic: PCIe only, one NIC per GPU)", gpus, model);
+  t.description_ = gpus > 0 ? fmt::format("{} x {} (generic: PCIe only, one NIC per GPU)", gpus, model)
+                            : std::string("CPU only (generic: one NIC)");
   return t;
 }
 

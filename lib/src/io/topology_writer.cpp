@@ -70,6 +70,30 @@ std::string labels_text(const Labels& labels, bool templated) {
   return out + "}";
 }
 
+// A node's resources, taints and state, as block keys.
+std::string node_resources_text(const NodeResources& r) {
+  std::string out;
+  if (!r.allocatable.empty()) {
+    out += "    resources: {";
+    bool first = true;
+    for (const auto& [name, value] : r.allocatable) {
+      out += fmt::format("{}{}: {}", first ? "" : ", ", quote(name), quote(format_quantity(name, value)));
+      first = false;
+    }
+    out += "}\n";
+  }
+  if (!r.taints.empty()) {
+    out += "    taints:\n";
+    for (const Taint& t : r.taints) {
+      out += fmt::format("      - {{key: {}", quote(t.key));
+      if (!t.value.empty()) out += fmt::format(", value: {}", quote(t.value));
+      out += fmt::format(", effect: {}}}\n", t.effect);
+    }
+  }
+  if (r.state != DeviceState::up) out += fmt::format("    state: {}\n", state_name(r.state));
+  return out;
+}
+
 class Writer {
  public:
   explicit Writer(const Topology& t) : t_(t) {}
@@ -380,6 +404,7 @@ std::size_t Writer::block_of(DomainId d) {
     if (hostname != default_hostname) body += fmt::format("    hostname: {}\n", quote(hostname_template(d)));
   }
   if (dom.labels) body += "    labels: " + labels_text(t_.labels(dom.labels), true) + "\n";
+  if (host && dom.resources) body += node_resources_text(t_.node_resources(d));
   if (std::string devices = devices_text(d); !devices.empty()) body += "    devices:\n" + devices;
   if (std::string children = children_text(d); !children.empty()) body += "    children:\n" + children;
   if (std::string links = links_text(d); !links.empty()) body += "    links:\n" + links;

@@ -85,6 +85,7 @@ struct Block {
   std::vector<DeviceRule> devices;
   std::vector<LinkRule> links;
   std::vector<ChildRule> children;
+  NodeResources node;  // host-level blocks: resources, taints, state
 };
 
 enum class OverrideTarget { device, node, domain };
@@ -161,6 +162,7 @@ class SpecReader {
   void read_child(const yaml::Node& node, const Spec& spec, std::vector<ChildRule>& out);
   void check_children(Spec& spec);
   void read_override(const yaml::Node& node, std::vector<Override>& out);
+  void read_node_resources(yaml::MapReader& m, NodeResources& out);
   std::optional<std::size_t> block_index(const Text& name, const Spec& spec);
 
   const std::string& file_;
@@ -423,7 +425,7 @@ void SpecReader::check_children(Spec& spec) {
 
 void SpecReader::read_block(const std::string& name, const yaml::Node& node, Spec& spec, Block& block) {
   yaml::MapReader m(node, file_, sink_, fmt::format("block '{}'", name));
-  m.allow({"level", "hostname", "labels", "devices", "links", "children"});
+  m.allow({"level", "hostname", "labels", "devices", "links", "children", "resources", "taints", "state"});
   block.name = name;
   block.where = m.where();
   pending_children_.push_back({Text{name, m.where()}, {}});
@@ -439,6 +441,13 @@ void SpecReader::read_block(const std::string& name, const yaml::Node& node, Spe
     sink_.error(block.hostname->where, fmt::format("only blocks of the host level '{}' have hostnames",
                                                    spec.levels.back()));
   block.labels = read_label_rules(m.get("labels"));
+  if (!host) {
+    for (std::string_view key : {"resources", "taints", "state"})
+      if (m.has(key))
+        sink_.error(m.where(key), fmt::format("only blocks of the host level '{}' have '{}'", spec.levels.back(), key));
+  } else {
+    read_node_resources(m, block.node);
+  }
   auto each = [&](std::string_view key, auto&& fn) {
     yaml::Node list = m.get(key);
     if (!list.IsDefined()) return;
@@ -454,6 +463,63 @@ void SpecReader::read_block(const std::string& name, const yaml::Node& node, Spe
     sink_.error(m.where("children"), "blocks of the host level hold devices, not children");
   else
     each("children", [&](const yaml::Node& item) { read_child(item, spec, block.children); });
+}
+
+// A node's Kubernetes view: allocatable resources other than its
+// accelerators (which are its devices), taints and state.
+void SpecReader::read_node_resources(yaml::MapReader& m, NodeResources& out) {
+  if (yaml::Node r = m.get("resources"); r.IsDefined() && !r.IsNull()) {
+    if (!r.IsMap()) {
+      sink_.error(yaml::where(file_, r), "'resources' must map resource names to quantities");
+    } else {
+      for (const auto& entry : r) {
+        auto name = yaml::scalar(entry.first, file_, sink_, "a resource name");
+        auto value = yaml::scalar(entry.second, file_, sink_, "a resource quantity");
+        if (!name || !value) continue;
+        if (*name == "nvidia.com/gpu" || *name == "amd.com/gpu") {
+          sink_.error(yaml::where(file_, entry.first),
+                      fmt::format("'{}' is counted from the node's accelerator devices; it is not a resource", *name));
+          continue;
+        }
+        auto q = parse_quantity(*name, *value);
+        if (!q) {
+          sink_.error(yaml::where(file_, entry.second),
+                      fmt::format("resource '{}' is '{}', not a Kubernetes quantity (such as 500m, 64, 16Gi)", *name,
+                                  *value));
+          continue;
+        }
+        out.allocatable.set(*name, *q);
+      }
+    }
+  }
+  if (yaml::Node t = m.get("taints"); t.IsDefined() && !t.IsNull()) {
+    if (!t.IsSequence()) {
+      sink_.error(yaml::where(file_, t), "'taints' must be a list of {key, value, effect}");
+    } else {
+      for (const yaml::Node& item : t) {
+        yaml::MapReader tm(item, file_, sink_, "a taint");
+        tm.allow({"key", "value", "effect"});
+        if (!tm.ok()) continue;
+        auto key = tm.string("key", true);
+        auto value = tm.string("value");
+        auto effect = tm.string("effect", true);
+        if (!key || !effect) continue;
+        if (*effect != "NoSchedule" && *effect != "PreferNoSchedule" && *effect != "NoExecute") {
+          sink_.error(tm.where("effect"),
+                      fmt::format("taint effect '{}' is not NoSchedule, PreferNoSchedule or NoExecute", *effect));
+          continue;
+        }
+        out.taints.push_back({*key, value.value_or(""), *effect});
+      }
+    }
+  }
+  if (auto state = text(m, "state")) {
+    auto s = parse_device_state(state->value);
+    if (!s)
+      sink_.error(state->where, fmt::format("unknown state '{}'; states are up, down, drain", state->value));
+    else
+      out.state = *s;
+  }
 }
 
 void SpecReader::read_override(const yaml::Node& node, std::vector<Override>& out) {
@@ -817,6 +883,7 @@ class Instantiator {
         if (host.empty()) host = spec_.name;
       }
       b_.set_hostname(d, host);
+      b_.set_node_resources(d, block.node);
     }
     if (!block.labels.empty()) {
       Labels labels;
@@ -1047,6 +1114,22 @@ void Instantiator::apply_overrides() {
     }
     if (targets.empty() && domains.empty())
       fail(o.pattern.where, fmt::format("override '{}' matches nothing", pattern));
+    // A node's own state (what a scheduler sees of a node without
+    // accelerators) follows the state set on it or on a domain above it.
+    if (o.state)
+      for (DomainId d : domains) {
+        std::vector<DomainId> stack{d};
+        while (!stack.empty()) {
+          DomainId x = stack.back();
+          stack.pop_back();
+          if (b_.level_of(x) == host_level) {
+            NodeResources r = b_.node_resources(x);
+            r.state = *o.state;
+            b_.set_node_resources(x, std::move(r));
+          }
+          for (DomainId c : b_.children(x)) stack.push_back(c);
+        }
+      }
     for (DeviceId dev : targets) {
       if (o.state) b_.set_device_state(dev, *o.state);
       if (is_accelerator(b_.device_kind(dev))) {

@@ -60,12 +60,14 @@ ManifestJobs read_job_manifests(const std::vector<ManifestInput>& inputs, const 
   std::vector<std::vector<yaml::Node>> documents(inputs.size());
   std::vector<ManifestFormat> formats(inputs.size());
   PriorityClasses classes;
+  KueueConfig kueue;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     formats[i] = detect_manifest_format(inputs[i].text);
     if (formats[i] != ManifestFormat::kubernetes) continue;
     try {
       documents[i] = yaml::parse_all(inputs[i].text, inputs[i].file);
       collect_priority_classes(documents[i], inputs[i].file, classes, sink);
+      collect_kueue_config(documents[i], inputs[i].file, kueue, sink);
     } catch (const InputError& e) {
       for (const Diagnostic& d : e.diagnostics()) sink.error(d.where, d.message);
       formats[i] = ManifestFormat::native;
@@ -73,6 +75,7 @@ ManifestJobs read_job_manifests(const std::vector<ManifestInput>& inputs, const 
       documents[i].push_back(yaml::Node());
     }
   }
+  resolve_kueue_config(kueue, levels, out, sink);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const ManifestInput& in = inputs[i];
     try {
@@ -82,7 +85,7 @@ ManifestJobs read_job_manifests(const std::vector<ManifestInput>& inputs, const 
           for (Job& job : parse_jobs_yaml(in.text, in.file)) out.jobs.push_back(std::move(job));
           break;
         case ManifestFormat::kubernetes:
-          read_kubernetes_documents(documents[i], in.file, levels, classes, out, sink);
+          read_kubernetes_documents(documents[i], in.file, levels, classes, kueue, out, sink);
           break;
         case ManifestFormat::slurm:
           read_sbatch_script(in.text, in.file, levels, out, sink);

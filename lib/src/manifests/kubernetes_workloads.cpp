@@ -21,6 +21,7 @@
 
 #include "../io/yaml_support.hpp"
 #include "manifest_readers.hpp"
+#include "pod_spec.hpp"
 #include "workload.hpp"
 
 namespace topoplan {
@@ -33,6 +34,7 @@ constexpr std::string_view kUnconstrained = "kueue.x-k8s.io/podset-unconstrained
 constexpr std::string_view kSliceRequired = "kueue.x-k8s.io/podset-slice-required-topology";
 constexpr std::string_view kSliceSize = "kueue.x-k8s.io/podset-slice-size";
 constexpr std::string_view kSliceConstraints = "kueue.x-k8s.io/podset-slice-required-topology-constraints";
+constexpr std::string_view kGroupName = "kueue.x-k8s.io/podset-group-name";
 constexpr std::string_view kQueueName = "kueue.x-k8s.io/queue-name";
 constexpr std::string_view kKueuePriority = "kueue.x-k8s.io/priority-class";
 constexpr std::string_view kKaiRequired = "kai.scheduler/topology-required-placement";
@@ -133,8 +135,9 @@ struct Kind {
 
 class WorkloadReader {
  public:
-  WorkloadReader(Reader& r, const LevelMap& levels, const PriorityClasses& classes, ManifestJobs& out)
-      : r_(r), levels_(levels), classes_(classes), out_(out) {}
+  WorkloadReader(Reader& r, const LevelMap& levels, const PriorityClasses& classes, const KueueConfig& kueue,
+                 ManifestJobs& out)
+      : r_(r), levels_(levels), classes_(classes), kueue_(kueue), out_(out) {}
 
   void read(const yaml::Node& doc, std::string_view group, std::string_view kind);
 
@@ -152,9 +155,22 @@ class WorkloadReader {
     if (!level) return std::nullopt;
     return LevelRequest{*level, r_.where(value), std::string(annotation)};
   }
+  // A Kueue annotation's label: with a Kueue Topology among the inputs, a
+  // label that names none of its levels is Kueue's business (it never admits
+  // the workload, to_job says why), not a mapping error.
+  std::optional<LevelRequest> kueue_label_level(const yaml::Node& value, std::string_view annotation) {
+    if (kueue_.flavors.empty()) return label_level(value, annotation);
+    auto label = r_.string(value, annotation);
+    if (!label) return std::nullopt;
+    auto level = levels_.level_of_label(*label);
+    if (!level) return std::nullopt;
+    return LevelRequest{*level, r_.where(value), std::string(annotation)};
+  }
 
   void read_metadata(const yaml::Node& doc);
   std::uint32_t accelerators(const yaml::Node& resources, std::string_view what);
+  void read_slice_constraints(const yaml::Node& value, PodSet& s);
+  void check_groups();
   PodSet read_template(const yaml::Node& tmpl, std::string name, std::uint64_t pods);
   std::uint64_t job_pods(const yaml::Node& job_spec);
   void read_batch_job(const yaml::Node& doc);
@@ -170,6 +186,7 @@ class WorkloadReader {
   Reader& r_;
   const LevelMap& levels_;
   const PriorityClasses& classes_;
+  const KueueConfig& kueue_;
   ManifestJobs& out_;
   WorkloadSpec w_;
   yaml::Node priority_class_at_;
@@ -223,6 +240,98 @@ std::uint32_t WorkloadReader::accelerators(const yaml::Node& resources, std::str
   return static_cast<std::uint32_t>(std::min<long long>(total, 1'000'000));
 }
 
+// podset-slice-required-topology-constraints: a JSON list of 1 to 3
+// {topology, size} layers, outermost first, each size dividing the one
+// before (validateSliceRequiredTopologyConstraintsAnnotation in Kueue's
+// pkg/controller/jobframework/tas_validation.go).
+void WorkloadReader::read_slice_constraints(const yaml::Node& value, PodSet& s) {
+  auto text = r_.string(value, kSliceConstraints);
+  if (!text) return;
+  const SourceLocation at = r_.where(value);
+  yaml::Node list;
+  try {
+    list = yaml::parse(*text, r_.file());
+  } catch (const InputError&) {
+    reject(at, fmt::format("{} must be a valid JSON array", kSliceConstraints));
+    return;
+  }
+  if (!list.IsSequence() || list.size() == 0 || list.size() > 3) {
+    reject(at, fmt::format("{}: topology constraints must contain between 1 and 3 entries", kSliceConstraints));
+    return;
+  }
+  std::vector<kueue::SliceLayer> layers;
+  for (const yaml::Node& entry : list) {
+    yaml::Node topology = child(entry, "topology");
+    yaml::Node size = child(entry, "size");
+    auto parsed = size.IsDefined() && size.IsScalar() ? yaml::parse_integer(size.Scalar()) : std::nullopt;
+    const long long n = parsed.value_or(0);
+    if (!topology.IsDefined() || !topology.IsScalar() || topology.Scalar().empty() || n < 1 ||
+        n > static_cast<long long>(kMaxPods)) {
+      reject(at, fmt::format("{}: each entry needs a topology label and a size of at least 1", kSliceConstraints));
+      return;
+    }
+    for (const kueue::SliceLayer& l : layers)
+      if (l.topology == topology.Scalar()) {
+        reject(at, fmt::format("{}: topology '{}' is listed twice", kSliceConstraints, l.topology));
+        return;
+      }
+    if (!layers.empty() && layers.back().size % n != 0) {
+      reject(at, fmt::format("{}: size {} must evenly divide the parent layer size {}", kSliceConstraints, n,
+                             layers.back().size));
+      return;
+    }
+    layers.push_back({topology.Scalar(), static_cast<std::int32_t>(n)});
+  }
+  if (static_cast<std::uint64_t>(layers.front().size) > s.pods) {
+    reject(at, fmt::format("{}: size {} must not be greater than pod set count {}", kSliceConstraints,
+                           layers.front().size, s.pods));
+    return;
+  }
+  // Other policies plan the outermost layer as slices.
+  auto level = levels_.level_of_label(layers.front().topology);
+  if (!level && kueue_.flavors.empty()) {
+    levels_.resolve_label(layers.front().topology, kSliceConstraints, at, r_.sink());
+    return;
+  }
+  if (level) {
+    s.slice = LevelRequest{*level, at, std::string(kSliceConstraints)};
+    s.slice_size = static_cast<std::uint64_t>(layers.front().size);
+  }
+  if (layers.size() > 1)
+    warn(at, fmt::format("{}: the inner layers are honoured by the kueue policy only", kSliceConstraints));
+  s.kueue_request.slices = std::move(layers);
+}
+
+// PodSet groups (ValidatePodSetGroupingTopology): exactly two pod sets, one
+// of them a single pod, both asking for the same required or preferred level.
+void WorkloadReader::check_groups() {
+  std::map<std::string, std::vector<const PodSet*>> groups;
+  std::vector<std::string> order;
+  for (const PodSet& s : w_.pod_sets)
+    if (s.group) {
+      if (!groups.count(*s.group)) order.push_back(*s.group);
+      groups[*s.group].push_back(&s);
+    }
+  for (const std::string& name : order) {
+    const std::vector<const PodSet*>& sets = groups[name];
+    if (sets.size() != 2) {
+      reject(sets.front()->where, fmt::format("{} '{}': can only define groups of exactly 2 pod sets, got: {} pod "
+                                              "set(s)",
+                                              kGroupName, name, sets.size()));
+      continue;
+    }
+    if (sets[0]->pods != 1 && sets[1]->pods != 1)
+      reject(sets[0]->where, fmt::format("{} '{}': can only define groups where at least one pod set has only 1 "
+                                         "replica, got: {} replica(s) and {} replica(s) in the group",
+                                         kGroupName, name, sets[0]->pods, sets[1]->pods));
+    const kueue::TopologyRequest& a = sets[0]->kueue_request;
+    const kueue::TopologyRequest& b = sets[1]->kueue_request;
+    if (a.required != b.required || a.preferred != b.preferred)
+      reject(sets[1]->where, fmt::format("{} '{}': pod templates '{}' and '{}' must ask for the same {} or {}",
+                                         kGroupName, name, sets[0]->name, sets[1]->name, kRequired, kPreferred));
+  }
+}
+
 PodSet WorkloadReader::read_template(const yaml::Node& tmpl, std::string name, std::uint64_t pods) {
   PodSet s;
   s.name = std::move(name);
@@ -234,6 +343,8 @@ PodSet WorkloadReader::read_template(const yaml::Node& tmpl, std::string name, s
   if (!r_.map_or_absent(annotations, "metadata.annotations") || !r_.map_or_absent(spec, "spec")) return s;
 
   // Kueue TAS: one of required, preferred, unconstrained per PodSet.
+  s.kubernetes = true;
+  kueue::TopologyRequest& kr = s.kueue_request;
   std::vector<std::string_view> given;
   for (std::string_view key : {kRequired, kPreferred, kUnconstrained})
     if (child(annotations, key).IsDefined()) given.push_back(key);
@@ -241,17 +352,30 @@ PodSet WorkloadReader::read_template(const yaml::Node& tmpl, std::string name, s
     reject(r_.where(child(annotations, given[1])),
            fmt::format("pod template '{}' must not contain more than one topology annotation ({})", s.name,
                        fmt::join(given, ", ")));
-  if (child(annotations, kRequired).IsDefined()) s.required = label_level(child(annotations, kRequired), kRequired);
-  if (child(annotations, kPreferred).IsDefined()) s.preferred = label_level(child(annotations, kPreferred), kPreferred);
+  if (yaml::Node n = child(annotations, kRequired); n.IsDefined()) {
+    s.required = kueue_label_level(n, kRequired);
+    kr.required = r_.string(n, kRequired);
+  } else if (yaml::Node p = child(annotations, kPreferred); p.IsDefined()) {
+    s.preferred = kueue_label_level(p, kPreferred);
+    kr.preferred = r_.string(p, kPreferred);
+  }
   if (yaml::Node u = child(annotations, kUnconstrained); u.IsDefined()) {
+    // strconv.ParseBool, as Kueue's webhook reads it.
     auto v = r_.string(u, kUnconstrained);
-    if (v && *v != "true" && *v != "false")
-      reject(r_.where(u), fmt::format("{} must be \"true\" or \"false\", not '{}'", kUnconstrained, *v));
+    static constexpr std::string_view kTrue[] = {"1", "t", "T", "TRUE", "true", "True"};
+    static constexpr std::string_view kFalse[] = {"0", "f", "F", "FALSE", "false", "False"};
+    bool yes = v && std::find(std::begin(kTrue), std::end(kTrue), *v) != std::end(kTrue);
+    bool no = v && std::find(std::begin(kFalse), std::end(kFalse), *v) != std::end(kFalse);
+    if (v && !yes && !no)
+      reject(r_.where(u), fmt::format("{} must be a boolean value, not '{}'", kUnconstrained, *v));
+    if (!kr.required && !kr.preferred) kr.unconstrained = yes;
   }
   yaml::Node slice_topology = child(annotations, kSliceRequired);
   yaml::Node slice_size = child(annotations, kSliceSize);
+  yaml::Node constraints = child(annotations, kSliceConstraints);
   std::string_view slice_source = kSliceRequired;
-  if (!slice_topology.IsDefined() && !slice_size.IsDefined() && child(annotations, kKaiSegmentSize).IsDefined()) {
+  if (!slice_topology.IsDefined() && !slice_size.IsDefined() && !constraints.IsDefined() &&
+      child(annotations, kKaiSegmentSize).IsDefined()) {
     slice_topology.reset(child(annotations, kKaiSegmentRequired));
     slice_size.reset(child(annotations, kKaiSegmentSize));
     slice_source = kKaiSegmentRequired;
@@ -260,7 +384,16 @@ PodSet WorkloadReader::read_template(const yaml::Node& tmpl, std::string name, s
                                              kKaiSegmentRequired));
   } else if (slice_topology.IsDefined() != slice_size.IsDefined()) {
     yaml::Node given_one = slice_topology.IsDefined() ? slice_topology : slice_size;
-    reject(r_.where(given_one), fmt::format("{} and {} go together", kSliceRequired, kSliceSize));
+    reject(r_.where(given_one), slice_topology.IsDefined()
+                                    ? fmt::format("{} must be set when {} is specified", kSliceSize, kSliceRequired)
+                                    : fmt::format("{} may not be set when {} is not specified", kSliceSize,
+                                                  kSliceRequired));
+  }
+  if (constraints.IsDefined() && (slice_topology.IsDefined() || slice_size.IsDefined())) {
+    reject(r_.where(constraints), fmt::format("{} may not be set when {} or {} is specified", kSliceConstraints,
+                                              kSliceRequired, kSliceSize));
+  } else if (constraints.IsDefined()) {
+    read_slice_constraints(constraints, s);
   }
   if (slice_topology.IsDefined() && slice_size.IsDefined()) {
     auto text = r_.string(slice_size, slice_source == kSliceRequired ? kSliceSize : kKaiSegmentSize);
@@ -270,42 +403,50 @@ PodSet WorkloadReader::read_template(const yaml::Node& tmpl, std::string name, s
                                                text.value_or("?"), pods, s.name));
     else
       s.slice_size = static_cast<std::uint64_t>(*size);
-    s.slice = label_level(slice_topology, slice_source);
+    s.slice = slice_source == kSliceRequired ? kueue_label_level(slice_topology, slice_source)
+                                             : label_level(slice_topology, slice_source);
+    if (slice_source == kSliceRequired)
+      if (auto topology = r_.string(slice_topology, kSliceRequired))
+        kr.slices.push_back({*topology, static_cast<std::int32_t>(s.slice_size)});
     if (!s.slice_size) s.slice.reset();
   }
-  if (child(annotations, kSliceConstraints).IsDefined())
-    warn(r_.where(child(annotations, kSliceConstraints)),
-         fmt::format("{} (multi-layer slices) is not honoured", kSliceConstraints));
+  if (yaml::Node g = child(annotations, kGroupName); g.IsDefined()) {
+    s.group = r_.string(g, kGroupName);
+    if (s.group && yaml::parse_integer(*s.group) && s.group->find_first_not_of("0123456789") == std::string::npos)
+      reject(r_.where(g), fmt::format("{} '{}' must not be a number", kGroupName, *s.group));
+    if (slice_topology.IsDefined() || slice_size.IsDefined() || constraints.IsDefined())
+      reject(r_.where(g), fmt::format("{} may not be set together with slice annotations", kGroupName));
+    if (!kr.required && !kr.preferred)
+      reject(r_.where(g), fmt::format("{} may not be set when neither {} nor {} is specified", kGroupName, kPreferred,
+                                      kRequired));
+  }
   if (child(annotations, kKaiSegmentPreferred).IsDefined())
     warn(r_.where(child(annotations, kKaiSegmentPreferred)), fmt::format("{} is not honoured", kKaiSegmentPreferred));
 
-  // Accelerators: the containers run together, init containers one at a time
-  // before them (Kubernetes' effective request is the larger of the two).
-  std::uint32_t running = 0;
-  std::uint32_t init = 0;
-  for (auto [key, sum] : {std::pair<std::string_view, bool>{"containers", true}, {"initContainers", false}}) {
-    yaml::Node list = child(spec, key);
-    if (!r_.list_or_absent(list, key) || !list.IsDefined() || list.IsNull()) continue;
-    for (const yaml::Node& c : list) {
-      std::uint32_t n = accelerators(child(c, "resources"), "resources");
-      if (sum)
-        running += n;
-      else
-        init = std::max(init, n);
-    }
-  }
-  s.accelerators = std::max(running, init);
+  // Resources and node constraints as Kueue reads a pod template.
+  PodSpecInfo info = read_pod_spec(spec, r_.file(), r_.sink(), true);
+  long long accelerators = 0;
+  for (std::string_view resource : kAcceleratorResources) accelerators += info.requests.value(resource);
+  s.accelerators = static_cast<std::uint32_t>(std::clamp<long long>(accelerators, 0, 1'000'000));
+  s.requests = std::move(info.requests);
+  s.node_selector = std::move(info.node_selector);
+  s.required_affinity = std::move(info.required_affinity);
+  s.preferred_affinity = std::move(info.preferred_affinity);
+  s.tolerations = std::move(info.tolerations);
 
   if (auto pc = r_.string(child(spec, "priorityClassName"), "priorityClassName"); pc && w_.priority_class.empty()) {
     w_.priority_class = *pc;
     priority_class_at_.reset(child(spec, "priorityClassName"));
   }
-  std::vector<std::string> ignored;
-  yaml::Node affinity = child(spec, "affinity");
-  for (std::string_view a : {"podAntiAffinity", "podAffinity", "nodeAffinity"})
-    if (child(affinity, a).IsDefined()) ignored.push_back(fmt::format("affinity.{}", a));
-  for (std::string_view key : {"nodeSelector", "topologySpreadConstraints", "nodeName"})
-    if (child(spec, key).IsDefined()) ignored.emplace_back(key);
+  std::vector<std::string> honoured_by_kueue;
+  if (!s.node_selector.empty()) honoured_by_kueue.emplace_back("nodeSelector");
+  if (child(child(spec, "affinity"), "nodeAffinity").IsDefined()) honoured_by_kueue.emplace_back("affinity.nodeAffinity");
+  if (child(spec, "tolerations").IsDefined()) honoured_by_kueue.emplace_back("tolerations");
+  if (!honoured_by_kueue.empty())
+    warn(s.where, fmt::format("pod template '{}': {} {} honoured by the kueue policy only", s.name,
+                              fmt::join(honoured_by_kueue, ", "), honoured_by_kueue.size() == 1 ? "is" : "are"));
+  std::vector<std::string> ignored = info.ignored;
+  if (child(spec, "nodeName").IsDefined()) ignored.emplace_back("nodeName");
   if (!ignored.empty())
     warn(s.where, fmt::format("pod template '{}': {} {} not honoured", s.name, fmt::join(ignored, ", "),
                               ignored.size() == 1 ? "is" : "are"));
@@ -365,6 +506,7 @@ void WorkloadReader::read_lws(const yaml::Node& doc) {
   yaml::Node spec = child(doc, "spec");
   w_.kind = JobKind::inference;
   w_.groups = static_cast<std::uint32_t>(r_.integer(child(spec, "replicas"), "replicas", 0, 1'000'000).value_or(1));
+  w_.kueue_groups_are_workloads = true;  // Kueue makes a workload per group
   yaml::Node lwt = child(spec, "leaderWorkerTemplate");
   if (!lwt.IsDefined()) {
     r_.sink().error(r_.where(doc), "a LeaderWorkerSet needs spec.leaderWorkerTemplate");
@@ -501,15 +643,24 @@ void WorkloadReader::read_volcano_job(const yaml::Node& doc) {
 }
 
 void WorkloadReader::read_replicated(const yaml::Node& doc) {
-  // Deployments and StatefulSets: replicas of one pod, each its own Kueue
-  // workload (pod integration), so each a replica of a service.
+  // Deployments and StatefulSets: replicas of one pod, each a replica of a
+  // service. Kueue admits each pod of a Deployment as a workload of its own
+  // (pod integration) and a StatefulSet's pods as one pod group.
   yaml::Node spec = child(doc, "spec");
   w_.kind = JobKind::inference;
   w_.groups = static_cast<std::uint32_t>(r_.integer(child(spec, "replicas"), "replicas", 0, 1'000'000).value_or(1));
+  w_.kueue_groups_are_workloads = w_.what == "Deployment";
   w_.pod_sets.push_back(read_template(child(spec, "template"), "pod", 1));
 }
 
 void WorkloadReader::finish() {
+  check_groups();
+  bool ambiguous = false;
+  w_.flavor = kueue_.flavor_for(w_.queue, ambiguous);
+  if (ambiguous)
+    warn(w_.where, fmt::format("the inputs define {} TAS ResourceFlavors and its queue does not pick one; Kueue's "
+                               "choice is taken to be '{}'",
+                               kueue_.flavors.size(), w_.flavor->name));
   // Priority: Kueue's WorkloadPriorityClass (label) before the pods'
   // PriorityClass; a class defined nowhere in the inputs has no value.
   if (w_.priority_class.empty() && classes_.global_default) w_.priority_class = *classes_.global_default;
@@ -577,8 +728,8 @@ void collect_priority_classes(const std::vector<yaml::Node>& documents, const st
 }
 
 void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const std::string& file,
-                               const LevelMap& levels, const PriorityClasses& classes, ManifestJobs& out,
-                               DiagnosticSink& sink) {
+                               const LevelMap& levels, const PriorityClasses& classes, const KueueConfig& kueue,
+                               ManifestJobs& out, DiagnosticSink& sink) {
   static constexpr Kind kWorkloads[] = {
       {"batch", "Job"},           {"batch.volcano.sh", "Job"}, {"jobset.x-k8s.io", "JobSet"},
       {"leaderworkerset.x-k8s.io", "LeaderWorkerSet"},         {"kubeflow.org", "PyTorchJob"},
@@ -586,7 +737,7 @@ void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const s
       {"kubeflow.org", "XGBoostJob"}, {"kubeflow.org", "PaddleJob"}, {"trainer.kubeflow.org", "TrainJob"},
       {"apps", "Deployment"},     {"apps", "StatefulSet"},     {"", "Pod"}};
   Reader r(file, sink);
-  WorkloadReader workloads(r, levels, classes, out);
+  WorkloadReader workloads(r, levels, classes, kueue, out);
   bool any_workload = false;
   for (const yaml::Node& doc : documents) {
     if (!doc.IsDefined() || doc.IsNull()) continue;
@@ -612,8 +763,12 @@ void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const s
       continue;
     }
     if (configuration_kinds().count(*kind)) {
-      // A file of priority classes is there for the workloads of others.
+      // A file of priority classes, or of Kueue's topologies, flavors and
+      // queues, is there for the workloads of others.
       if (*kind == "PriorityClass" || *kind == "WorkloadPriorityClass") any_workload = true;
+      if (group == "kueue.x-k8s.io" &&
+          (*kind == "Topology" || *kind == "ResourceFlavor" || *kind == "ClusterQueue" || *kind == "LocalQueue"))
+        any_workload = true;
       continue;
     }
     std::vector<std::string> names;

@@ -12,6 +12,7 @@
 
 #include "level_map.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
+#include "topoplan/placement/kueue_workload.hpp"
 
 namespace topoplan {
 
@@ -27,10 +28,44 @@ struct PriorityClasses {
 void collect_priority_classes(const std::vector<yaml::Node>& documents, const std::string& file,
                               PriorityClasses& classes, DiagnosticSink& sink);
 
+/// Kueue's configuration among the inputs (kueue.x-k8s.io Topology,
+/// ResourceFlavor, ClusterQueue, LocalQueue), which says where a workload's
+/// pods may go: the levels of its Topology and its flavor's node labels.
+struct KueueConfig {
+  struct RawTopology {
+    std::vector<std::string> levels;
+    SourceLocation where;
+  };
+  struct RawFlavor {
+    std::string topology;
+    Labels node_labels;
+    std::vector<Toleration> tolerations;
+    SourceLocation where;
+  };
+  std::map<std::string, RawTopology> topologies;
+  std::map<std::string, RawFlavor> raw_flavors;  // with spec.topologyName
+  std::vector<std::string> flavor_order;         // as defined
+  std::map<std::string, std::vector<std::string>> cluster_queues;  // flavors, in resource group order
+  std::map<std::string, std::string> local_queues;                 // LocalQueue -> ClusterQueue
+  std::map<std::string, KueueFlavor> flavors;                      // resolved by resolve_kueue_config
+
+  /// The TAS flavor Kueue admits a workload of LocalQueue `queue` to: its
+  /// ClusterQueue's first TAS flavor, else the only TAS flavor defined, else
+  /// the first one defined (`ambiguous` is then set); null without any.
+  const KueueFlavor* flavor_for(std::string_view queue, bool& ambiguous) const;
+};
+
+/// Collects the Kueue configuration objects of `documents`.
+void collect_kueue_config(const std::vector<yaml::Node>& documents, const std::string& file, KueueConfig& config,
+                          DiagnosticSink& sink);
+/// Resolves the TAS flavors' levels once every input is read; a flavor whose
+/// Topology the inputs lack keeps the topology's own levels (a warning).
+void resolve_kueue_config(KueueConfig& config, const LevelMap& levels, ManifestJobs& out, DiagnosticSink& sink);
+
 /// Reads the workloads of Kubernetes `documents` into `out`; input errors go to `sink`.
 void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const std::string& file,
-                               const LevelMap& levels, const PriorityClasses& classes, ManifestJobs& out,
-                               DiagnosticSink& sink);
+                               const LevelMap& levels, const PriorityClasses& classes, const KueueConfig& kueue,
+                               ManifestJobs& out, DiagnosticSink& sink);
 
 /// Reads an sbatch script's `#SBATCH` options into `out`; input errors go to `sink`.
 void read_sbatch_script(std::string_view text, const std::string& file, const LevelMap& levels, ManifestJobs& out,

@@ -1,7 +1,9 @@
 #include "workload.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -10,6 +12,31 @@ namespace topoplan {
 namespace {
 
 constexpr std::uint64_t kMaxAccelerators = 100'000'000;
+
+// Kueue names a pod set after its role, lowercased (NewPodSetReference in
+// apis/kueue/v1beta2/workload_types.go @ff69552e): MPIJob's Launcher is
+// "launcher".
+std::string kueue_pod_set_name(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool kubeflow_kind(std::string_view what) {
+  return what == "PyTorchJob" || what == "MPIJob" || what == "TFJob" || what == "JAXJob" || what == "XGBoostJob" ||
+         what == "PaddleJob";
+}
+
+// Kueue lists a Kubeflow job's pod sets in a fixed role order, which is the
+// order it assigns them in (OrderedReplicaTypes of each job controller under
+// pkg/controller/jobs/kubeflow and mpijob @ff69552e): launcher, chief,
+// master, ps, worker, evaluator... Roles it does not know come last.
+int replica_type_rank(std::string_view lowercase_role) {
+  static constexpr std::string_view kOrder[] = {"launcher", "chief", "master", "ps", "worker", "evaluator"};
+  for (std::size_t i = 0; i < std::size(kOrder); ++i)
+    if (kOrder[i] == lowercase_role) return static_cast<int>(i);
+  return static_cast<int>(std::size(kOrder));
+}
 
 struct Builder {
   const WorkloadSpec& w;
@@ -25,6 +52,47 @@ struct Builder {
   }
   std::string level(LevelIndex l) const { return levels.level_name(l); }
 };
+
+// The flavor's key for a label as written: without a Kueue Topology among the
+// inputs, the flavor's levels are the topology's, and a label that names one
+// of them (by the label rules) is that level's key; with one, Kueue matches
+// labels as written.
+std::string flavor_key(const std::string& label, const KueueFlavor& flavor, bool implied_flavor, const LevelMap& levels) {
+  if (!implied_flavor) return label;
+  auto level = levels.level_of_label(label);
+  if (!level) return label;
+  for (const KueueLevel& l : flavor.levels)
+    if (l.level == level) return l.key;
+  return label;
+}
+
+// Kueue's checks of a PodSet's levels against its flavor's Topology
+// (findTopologyAssignment, buildSliceSizeAtLevel): "" when they pass.
+std::string kueue_level_problem(const kueue::TopologyRequest& r, const KueueFlavor& flavor) {
+  auto index = [&](const std::string& key) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < flavor.levels.size(); ++i)
+      if (flavor.levels[i].key == key) return i;
+    return std::nullopt;
+  };
+  const std::optional<std::string>& main = r.required ? r.required : r.preferred;
+  std::optional<std::size_t> main_index = main ? index(*main) : std::optional<std::size_t>(0);
+  if (main && !main_index) return fmt::format("no requested topology level: {}", *main);
+  if (r.slices.empty()) return "";
+  auto slice = index(r.slices.front().topology);
+  if (!slice) return fmt::format("no requested topology level for slices: {}", r.slices.front().topology);
+  if (main && *main_index > *slice)
+    return fmt::format("podset slice topology {} is above the podset topology {}", r.slices.front().topology, *main);
+  std::size_t previous = *slice;
+  for (std::size_t i = 1; i < r.slices.size(); ++i) {
+    auto inner = index(r.slices[i].topology);
+    if (!inner) return fmt::format("no requested topology level for additional slice layer: {}", r.slices[i].topology);
+    if (*inner <= previous)
+      return fmt::format("additional slice layer topology {} must be at a lower level than {}", r.slices[i].topology,
+                         flavor.levels[previous].key);
+    previous = *inner;
+  }
+  return "";
+}
 
 // Both must hold for the same pods: the finer level implies the coarser.
 std::optional<LevelRequest> finer(const std::optional<LevelRequest>& a, const std::optional<LevelRequest>& b) {
@@ -92,7 +160,15 @@ std::optional<Job> to_job(const WorkloadSpec& w, const LevelMap& levels, Manifes
     pods += s.pods;
     accelerators += s.pods * s.accelerators;
   }
-  bool whole = w.whole_nodes || (!counted_pods && per_pod > 0 && per_pod == node_size);
+  // A pod with all of a node's GPUs takes it whole, where nodes are alike; on
+  // nodes of several sizes (an 8-GPU node among 1-GPU nodes) it is a pod.
+  std::uint32_t smallest = largest;
+  {
+    auto [first, last] = t.domains_at(t.host_level());
+    for (DomainId n = first; n < last; ++n)
+      if (std::uint32_t a = t.domain(n).accelerator_count(); a > 0) smallest = std::min(smallest, a);
+  }
+  bool whole = w.whole_nodes || (!counted_pods && per_pod > 0 && per_pod == node_size && smallest == largest);
 
   // Topology: what every pod set asks for holds for the group only when they
   // all ask; one pod set's request is then only preferred.
@@ -205,6 +281,48 @@ std::optional<Job> to_job(const WorkloadSpec& w, const LevelMap& levels, Manifes
   if (required && required->level > 0) job.required = b.level(required->level);
   if (preferred && (!required || preferred->level > required->level)) job.preferred = b.level(preferred->level);
   if (within && job.replicas > 1) job.replicas_within = b.level(within->level);
+
+  // The pods as Kueue sees them, for the kueue policy: every pod set, with
+  // or without accelerators.
+  if (std::any_of(w.pod_sets.begin(), w.pod_sets.end(), [](const PodSet& s) { return s.kubernetes; })) {
+    auto kw = std::make_shared<KueueWorkload>();
+    const bool implied_flavor = w.flavor == nullptr;
+    if (w.flavor) {
+      kw->flavor = *w.flavor;
+    } else {
+      kw->flavor.levels = default_kueue_levels(t);
+    }
+    kw->workloads = w.kueue_groups_are_workloads ? w.groups : 1;
+    const std::uint64_t per_workload = w.kueue_groups_are_workloads ? 1 : w.groups;
+    for (const PodSet& s : w.pod_sets) {
+      if (s.pods == 0) continue;
+      KueuePodSet p;
+      p.name = kueue_pod_set_name(s.name);
+      p.count = static_cast<std::uint32_t>(std::min<std::uint64_t>(s.pods * per_workload, 10'000'000));
+      p.requests = s.requests;
+      p.topology = s.kueue_request;
+      kueue::TopologyRequest& r = p.topology;
+      if (r.required) r.required = flavor_key(*r.required, kw->flavor, implied_flavor, levels);
+      if (r.preferred) r.preferred = flavor_key(*r.preferred, kw->flavor, implied_flavor, levels);
+      for (kueue::SliceLayer& l : r.slices) l.topology = flavor_key(l.topology, kw->flavor, implied_flavor, levels);
+      r.implied = !r.required && !r.preferred && !r.unconstrained && r.slices.empty();
+      if (std::string problem = kueue_level_problem(r, kw->flavor); !problem.empty()) {
+        b.reject(s.where, fmt::format("Kueue would not admit it: {}", problem));
+        return std::nullopt;
+      }
+      p.group = s.group;
+      p.node_selector = s.node_selector;
+      p.required_affinity = s.required_affinity;
+      p.preferred_affinity = s.preferred_affinity;
+      p.tolerations = s.tolerations;
+      kw->pod_sets.push_back(std::move(p));
+    }
+    if (kubeflow_kind(w.what))
+      std::stable_sort(kw->pod_sets.begin(), kw->pod_sets.end(), [](const KueuePodSet& x, const KueuePodSet& y) {
+        return replica_type_rank(x.name) < replica_type_rank(y.name);
+      });
+    job.kueue = std::move(kw);
+  }
   return job;
 }
 

@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "topoplan/model/node_size.hpp"
 #include "level_map.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
+#include "topoplan/model/node_size.hpp"
+#include "topoplan/placement/kueue_workload.hpp"
 
 namespace topoplan {
 
@@ -32,6 +33,17 @@ struct PodSet {
   std::optional<LevelRequest> preferred;
   std::optional<LevelRequest> slice;  // every `slice_size` pods in one domain of this level
   std::uint64_t slice_size = 0;
+  // Kubernetes pods, as Kueue sees them (kueue_workload.hpp): the effective
+  // requests and node constraints, and the Kueue topology request with the
+  // labels as written (mapped onto the flavor's levels by to_job).
+  bool kubernetes = false;
+  ResourceList requests;
+  kueue::TopologyRequest kueue_request;
+  std::optional<std::string> group;
+  Labels node_selector;
+  std::vector<NodeSelectorTerm> required_affinity;
+  std::vector<PreferredTerm> preferred_affinity;
+  std::vector<Toleration> tolerations;
 };
 
 struct WorkloadSpec {
@@ -49,6 +61,8 @@ struct WorkloadSpec {
   std::string priority_class;
   std::int64_t priority = 0;
   std::string model;         // accelerator model glob, or ""
+  bool kueue_groups_are_workloads = false;  // each group is a Kueue workload of its own (LWS, Deployment)
+  const KueueFlavor* flavor = nullptr;      // the TAS flavor Kueue admits it to; null: the topology's levels
   SourceLocation where;
   std::vector<Diagnostic> rejections;  // found while reading: the scheduler would refuse it
 };

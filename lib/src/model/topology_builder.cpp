@@ -13,6 +13,7 @@ TopologyBuilder::TopologyBuilder(std::string name, std::vector<std::string> leve
   strings_.emplace_back();
   string_ids_.emplace("", 0);
   labels_.emplace_back();
+  node_resources_.emplace_back();
   origins_.emplace_back();
   PendingDomain root;
   root.name = intern(name_);
@@ -59,6 +60,24 @@ void TopologyBuilder::set_domain_labels(DomainId domain, Labels labels) {
   std::sort(labels.begin(), labels.end());
   labels_.push_back(std::move(labels));
   domains_[domain].labels = static_cast<std::uint32_t>(labels_.size() - 1);
+}
+
+void TopologyBuilder::set_node_resources(DomainId node, NodeResources resources) {
+  // Taints keep their order: a scheduler reports the first it cannot tolerate.
+  if (resources == NodeResources()) {
+    domains_[node].resources = 0;
+    return;
+  }
+  // Nodes of one kind share an entry; node lists come a pool at a time, so
+  // looking back a few entries finds it without a quadratic search.
+  if (domains_[node].resources != 0 && node_resources_[domains_[node].resources] == resources) return;
+  auto first = node_resources_.end() - std::min<std::ptrdiff_t>(8, static_cast<std::ptrdiff_t>(node_resources_.size()) - 1);
+  auto it = std::find(first, node_resources_.end(), resources);
+  if (it == node_resources_.end()) {
+    node_resources_.push_back(std::move(resources));
+    it = node_resources_.end() - 1;
+  }
+  domains_[node].resources = static_cast<std::uint32_t>(it - node_resources_.begin());
 }
 
 DeviceId TopologyBuilder::add_device(DomainId owner, DeviceKind kind, std::string_view local_name,
@@ -237,6 +256,7 @@ Topology TopologyBuilder::finish(DiagnosticSink& sink) {
     d.level = pd.level;
     d.labels = pd.labels;
     d.origin = pd.origin;
+    d.resources = pd.resources;
     d.child_count = static_cast<std::uint32_t>(pd.children.size());
     d.first_child = pd.children.empty() ? kNone : renamed[pd.children.front()];
   }
@@ -294,6 +314,7 @@ Topology TopologyBuilder::finish(DiagnosticSink& sink) {
 
   t.strings_ = std::move(strings_);
   t.labels_ = std::move(labels_);
+  t.node_resources_ = std::move(node_resources_);
   t.origins_ = std::move(origins_);
   return t;
 }

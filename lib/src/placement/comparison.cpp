@@ -30,7 +30,7 @@ std::string seconds(double s) {
 
 // Domains spanned at the scale-up island level and at the host level, e.g. "1/18".
 std::string spans(const Topology& t, const JobPlacement& p) {
-  Span span = span_of(t, p.replicas);
+  Span span = span_of(t, p);
   std::vector<std::string> parts;
   for (LevelIndex l = 1; l <= t.host_level(); ++l) parts.push_back(fmt::format("{}", span.domains[l].size()));
   return fmt::format("{}", fmt::join(parts, "/"));
@@ -108,7 +108,7 @@ void write_comparison_json(std::ostream& out, const Topology& t, const Compariso
     j.key("jobs").begin_array();
     for (std::size_t i = 0; i < p.jobs.size(); ++i) {
       const JobPlacement& jp = p.placements[i];
-      Span span = span_of(t, jp.replicas);
+      Span span = span_of(t, jp);
       j.begin_object().field("name", p.jobs[i].name).field("placed", jp.placed);
       j.key("shared_step_seconds");
       if (jp.shared_step_seconds < 0) j.null(); else j.value(jp.shared_step_seconds, 9);

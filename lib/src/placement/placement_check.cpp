@@ -247,7 +247,9 @@ std::vector<std::string> check_one(const Topology& topology, const Plan& plan, c
       problems.push_back(fmt::format("uses {} '{}', which '{}' must have to itself (exclusive_level: {})",
                                      level_name(level), topology.domain_name(domain), other.name, level_name(level)));
   }
-  std::uint64_t expected = job.nodes ? 0 : job.accelerators();
+  // Pods placed as Kueue places them hold what they request, which for pods
+  // without accelerators is none.
+  std::uint64_t expected = job.nodes || !p.pods.empty() ? 0 : job.accelerators();
   if (expected && p.device_count() != expected)
     problems.push_back(fmt::format("holds {} accelerators but asks for {}", p.device_count(), expected));
   return problems;
@@ -266,6 +268,22 @@ Span span_of(const Topology& topology, const std::vector<std::vector<DeviceId>>&
         if (l == 1) break;
       }
     }
+  for (auto& level : span.domains) {
+    std::sort(level.begin(), level.end());
+    level.erase(std::unique(level.begin(), level.end()), level.end());
+  }
+  span.nodes = span.domains[topology.host_level()];
+  return span;
+}
+
+Span span_of(const Topology& topology, const JobPlacement& placement) {
+  if (placement.pods.empty()) return span_of(topology, placement.replicas);
+  // Every pod's node, with or without accelerators.
+  Span span;
+  span.domains.resize(topology.host_level() + 1);
+  for (const JobPlacement::NodePods& p : placement.pods)
+    for (DomainId d = p.node; d != kNone && topology.domain(d).level >= 1; d = topology.domain(d).parent)
+      span.domains[topology.domain(d).level].push_back(d);
   for (auto& level : span.domains) {
     std::sort(level.begin(), level.end());
     level.erase(std::unique(level.begin(), level.end()), level.end());

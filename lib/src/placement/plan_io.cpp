@@ -49,6 +49,22 @@ std::vector<std::string> device_names(const Topology& t, const std::vector<Devic
   return names;
 }
 
+// Pods per pod set and node, for policies that place pods (Kueue's
+// assignment): "worker" -> [(host, pods)], the pod group added as "#N" when
+// a job has several.
+std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::uint32_t>>>> pods_by_set(
+    const Topology& t, const JobPlacement& p) {
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::uint32_t>>>> out;
+  bool groups = std::any_of(p.pods.begin(), p.pods.end(), [](const JobPlacement::NodePods& n) { return n.group > 0; });
+  for (const JobPlacement::NodePods& n : p.pods) {
+    std::string key = groups ? fmt::format("{}#{}", n.pod_set, n.group + 1) : n.pod_set;
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == key; });
+    if (it == out.end()) it = out.insert(out.end(), {key, {}});
+    it->second.emplace_back(std::string(t.hostname(n.node)), n.pods);
+  }
+  return out;
+}
+
 // "queue: training, priority class: high", when the manifest named them.
 void print_queue(std::ostream& out, const Job& job, std::size_t width) {
   std::vector<std::string> parts;
@@ -80,7 +96,7 @@ void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
       continue;
     }
     fmt::print(out, "{:<{}}  {:<9}  {:>7}  {:<6}  {:>12}  {}\n", job.name, width, kind, size_text(job, p), "yes",
-               seconds_text(p.shared_step_seconds), span_text(t, span_of(t, p.replicas)));
+               seconds_text(p.shared_step_seconds), span_text(t, span_of(t, p)));
     print_queue(out, job, width);
     // The step by parallelism (the slowest replica, alone): time and where it runs.
     if (p.breakdown)
@@ -90,6 +106,15 @@ void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
         fmt::print(out, "{:<{}}  {:<4} {:>10}  {}\n", "", width, step_kind_name(static_cast<StepKind>(k)),
                    seconds_text(part.seconds), step_part_text(t, part));
       }
+    if (!p.pods.empty()) {
+      std::vector<std::string> parts;
+      for (const auto& [set, nodes] : pods_by_set(t, p)) {
+        std::vector<std::string> counts;
+        for (const auto& [host, n] : nodes) counts.push_back(fmt::format("{}={}", host, n));
+        parts.push_back(fmt::format("{} {}", set, fmt::join(counts, " ")));
+      }
+      fmt::print(out, "{:<{}}  pods: {}\n", "", width, fmt::join(parts, "; "));
+    }
     for (const std::string& problem : p.problems) fmt::print(out, "{:<{}}  problem: {}\n", "", width, problem);
   }
   const PlanSummary& s = plan.summary;
@@ -172,7 +197,7 @@ void write_plan_json(std::ostream& out, const Topology& t, const Plan& plan) {
     j.key("job").begin_object();
     write_job_spec(j, job);
     j.end_object();
-    Span span = span_of(t, p.replicas);
+    Span span = span_of(t, p);
     j.key("devices").begin_array();
     for (const auto& replica : p.replicas)
       for (DeviceId d : replica) j.value(t.device_name(d));
@@ -189,6 +214,13 @@ void write_plan_json(std::ostream& out, const Topology& t, const Plan& plan) {
     j.key("nodes").begin_array();
     for (DomainId n : span.nodes) j.value(t.hostname(n));
     j.end_array();
+    if (!p.pods.empty()) {
+      j.key("pods").begin_array();
+      for (const JobPlacement::NodePods& n : p.pods)
+        j.begin_object().field("pod_set", n.pod_set).field("group", n.group + 1).field("node", std::string(t.hostname(n.node)))
+            .field("pods", n.pods).end_object();
+      j.end_array();
+    }
     j.key("domains").begin_object();
     for (LevelIndex l = 1; l <= t.host_level(); ++l) {
       j.key(t.levels()[l].name).begin_array();
@@ -359,10 +391,18 @@ void write_plan_yaml(std::ostream& out, const Topology& t, const Plan& plan) {
       map.field("devices", compress_hostlist(device_names(t, p.replicas.front())));
     }
     if (p.placed) {
-      Span span = span_of(t, p.replicas);
+      Span span = span_of(t, p);
       std::vector<std::string> nodes;
       for (DomainId n : span.nodes) nodes.emplace_back(t.hostname(n));
       yaml_list(out, 4, "hosts", {compress_hostlist(nodes)});
+      if (!p.pods.empty()) {
+        fmt::print(out, "    pods:\n");
+        for (const auto& [set, on] : pods_by_set(t, p)) {
+          std::vector<std::string> counts;
+          for (const auto& [host, n] : on) counts.push_back(fmt::format("{}: {}", YamlMap::quote(host), n));
+          fmt::print(out, "      {}: {{{}}}\n", YamlMap::quote(set), fmt::join(counts, ", "));
+        }
+      }
       if (p.shared_step_seconds >= 0) map.field("step_seconds", format_number(p.shared_step_seconds, 9));
     } else {
       map.field("reason", p.reason);
@@ -377,9 +417,11 @@ namespace {
 
 // Keys of a plan entry besides the job's own. With the job under `job:`
 // (topoplan's JSON), `nodes` lists hostnames as well; inline, `nodes` is the
-// job's whole-node count and hostnames go under `hosts`.
+// job's whole-node count and hostnames go under `hosts`. `pods` (what a
+// policy that places pods assigned) is for the reader's eyes: the devices
+// say what a plan takes.
 const std::vector<std::string_view> kPlanEntryKeys = {
-    "job", "placed", "devices", "hosts", "replica_devices", "reason", "suggestion", "cost", "step_seconds",
+    "job", "placed", "devices", "hosts", "replica_devices", "pods", "reason", "suggestion", "cost", "step_seconds",
     "domains", "problems"};
 
 class PlanReader {

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "job_shape.hpp"
+#include "planner_core.hpp"
 #include "topoplan/model/node_size.hpp"
 #include "topoplan/placement/planner.hpp"
 #include "topoplan/placement/planner_state.hpp"
@@ -44,6 +45,12 @@ Plan plan_jobs(const Topology& topology, std::vector<Job> jobs, const PlanOption
     }
   }
 
+  // Pods already running: their accelerators are taken, the rest is usage.
+  if (options.running) {
+    for (const RunningPods::OnNode& n : options.running->nodes) occupied += n.accelerators;
+    state.occupy_running(*options.running);
+  }
+
   std::vector<std::size_t> order(jobs.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
@@ -54,15 +61,19 @@ Plan plan_jobs(const Topology& topology, std::vector<Job> jobs, const PlanOption
   price_plan(topology, plan, options.pricer);
   plan.summary.accelerators_occupied = occupied;
   plan.summary.accelerators_free -= std::min(plan.summary.accelerators_free, occupied);
-  // Per-level free islands with the occupied devices taken too.
-  if (options.occupied) {
+  // Per-level free islands with the occupied devices taken too, and the
+  // accelerators of running pods (counts per node: which ones is moot).
+  if (options.occupied || options.running) {
     Occupancy occ(topology);
     for (const Plan* p : std::array<const Plan*, 2>{&plan, options.occupied})
-      for (const JobPlacement& jp : p->placements)
-        if (jp.placed)
-          for (const auto& r : jp.replicas)
-            for (DeviceId d : r)
-              if (topology.accelerator_index(d) != kNone) occ.take(topology.accelerator_index(d), 0);
+      if (p)
+        for (const JobPlacement& jp : p->placements)
+          if (jp.placed)
+            for (const auto& r : jp.replicas)
+              for (DeviceId d : r)
+                if (topology.accelerator_index(d) != kNone) occ.take(topology.accelerator_index(d), 0);
+    if (options.running)
+      for (const RunningPods::OnNode& n : options.running->nodes) take_running(topology, n, 0, occ);
     for (LevelIndex l = 0; l <= topology.host_level(); ++l) {
       auto [first, last] = topology.domains_at(l);
       LevelFree& lf = plan.summary.levels[l];

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/model/node_size.hpp"
 
@@ -11,6 +13,7 @@ PlannerCore::PlannerCore(const Topology& topology, PlannerOptions opts)
     : t(topology),
       options(std::move(opts)),
       occupancy(topology),
+      usage(topology),
       policy(make_policy(options.policy, topology)),
       node_size(typical_node_accelerators(topology)),
       mask(topology) {
@@ -86,6 +89,7 @@ std::vector<std::uint32_t> PlannerCore::place_replica(const Job& job, const JobS
 }
 
 bool PlannerCore::place(const Job& job, const JobShape& shape, JobId id, JobPlacement& out) {
+  if (std::uint32_t groups = policy->pod_groups(job)) return place_pod_groups(job, shape, id, groups, out);
   if (shape.within) {
     // All replicas in one domain: the policy says which domains to try.
     WithinRequest within{request_for(job, shape), job.replicas, *shape.within, shape.spread};
@@ -133,6 +137,101 @@ bool PlannerCore::place_inside(const Job& job, const JobShape& shape, JobId id, 
   return true;
 }
 
+// A policy that places pods (kueue) places the job's pod groups one after
+// the other, each seeing the others; all or none. Its reason stands when one
+// does not fit. Spread and exclusive levels are the planner's constraints,
+// which such a policy does not know: check_placement reports what it breaks.
+bool PlannerCore::place_pod_groups(const Job& job, const JobShape& shape, JobId id, std::uint32_t groups,
+                                   JobPlacement& out) {
+  const std::uint32_t tenant = job.tenant.empty() ? kNone : tenant_id(job.tenant);
+  std::vector<std::uint32_t> taken;
+  std::vector<std::vector<std::uint32_t>> per_group;
+  auto rollback = [&]() {
+    for (std::uint32_t a : taken) occupancy.release(a);
+    for (const JobPlacement::NodePods& n : out.pods) usage.add(n.node, n.per_pod, -std::int64_t{n.pods});
+    out.pods.clear();
+  };
+  out.pods.clear();
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    PlaceRequest request = request_for(job, shape);
+    request.usage = &usage;
+    request.pod_group = g;
+    // Domains kept to one job (exclusive_level) are topoplan's, not Kueue's:
+    // the view carries the job's model and tenant only.
+    PodPlacement p = policy->place_pods(view_over(occupancy, job, shape), request);
+    if (p.pods.empty()) {
+      rollback();
+      out.reason = groups > 1 ? fmt::format("pod group {} of {}: {}", g + 1, groups, p.reason) : p.reason;
+      return false;
+    }
+    for (std::uint32_t a : p.accelerators) occupancy.take(a, id, tenant);
+    taken.insert(taken.end(), p.accelerators.begin(), p.accelerators.end());
+    per_group.push_back(p.accelerators);
+    for (PodPlacement::Pods& pods : p.pods) {
+      usage.add(pods.node, pods.per_pod, pods.pods);
+      out.pods.push_back({g, p.pod_sets[pods.pod_set], pods.node, pods.pods, std::move(pods.per_pod)});
+    }
+  }
+  // Replicas: a group each when they match (LeaderWorkerSet groups), else
+  // runs of the job's replica size in rank order (Kueue slices), else one.
+  auto all = t.accelerators();
+  std::vector<std::vector<std::uint32_t>> replicas;
+  if (groups == job.replicas) {
+    replicas = std::move(per_group);
+  } else if (job.replicas > 1 && shape.ranks > 0 && taken.size() == std::size_t{job.replicas} * shape.ranks) {
+    for (std::size_t i = 0; i < taken.size(); i += shape.ranks)
+      replicas.emplace_back(taken.begin() + static_cast<std::ptrdiff_t>(i),
+                            taken.begin() + static_cast<std::ptrdiff_t>(i + shape.ranks));
+  } else {
+    replicas.push_back(taken);
+  }
+  out.replicas.clear();
+  for (const auto& group : replicas) {
+    std::vector<DeviceId> devices;
+    for (std::uint32_t a : group) devices.push_back(all[a]);
+    out.replicas.push_back(std::move(devices));
+  }
+  out.placed = true;
+  return true;
+}
+
+void PlannerCore::nodes_changed(std::vector<DomainId> nodes) const {
+  if (nodes.empty()) return;
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  policy->nodes_changed(nodes);
+}
+
+void PlannerCore::accelerators_changed(const std::vector<std::uint32_t>& accels) const {
+  std::vector<DomainId> nodes;
+  nodes.reserve(accels.size());
+  for (std::uint32_t a : accels) nodes.push_back(occupancy.node_of(a));
+  nodes_changed(std::move(nodes));
+}
+
+void PlannerCore::occupy_running(const RunningPods& running, JobId owner) {
+  std::vector<DomainId> nodes;
+  for (const RunningPods::OnNode& n : running.nodes) {
+    nodes.push_back(n.node);
+    take_running(t, n, owner, occupancy);
+    ResourceList rest = n.requests;
+    rest.erase("nvidia.com/gpu");
+    rest.erase("amd.com/gpu");
+    usage.add_total(n.node, rest);
+  }
+  nodes_changed(std::move(nodes));
+}
+
+void take_running(const Topology& t, const RunningPods::OnNode& n, std::uint32_t owner, Occupancy& occupancy) {
+  const Domain& node = t.domain(n.node);
+  std::uint32_t left = n.accelerators;
+  for (std::uint32_t a = node.accel_begin; a < node.accel_end && left > 0; ++a)
+    if (occupancy.is_free(a)) {
+      occupancy.take(a, owner);
+      --left;
+    }
+}
+
 std::vector<DomainId> PlannerCore::keep(JobId id, std::uint32_t tenant, LevelIndex level,
                                         const std::vector<std::vector<DeviceId>>& replicas) {
   std::vector<DomainId> domains;
@@ -142,10 +241,16 @@ std::vector<DomainId> PlannerCore::keep(JobId id, std::uint32_t tenant, LevelInd
       DomainId domain = t.ancestor(t.device(d).domain, level);
       if (std::find(domains.begin(), domains.end(), domain) == domains.end()) domains.push_back(domain);
     }
+  std::vector<std::uint32_t> changed;
   for (DomainId domain : domains) {
     const Domain& d = t.domain(domain);
-    for (std::uint32_t a = d.accel_begin; a < d.accel_end; ++a) occupancy.take(a, id, tenant);
+    for (std::uint32_t a = d.accel_begin; a < d.accel_end; ++a)
+      if (occupancy.is_free(a)) {
+        occupancy.take(a, id, tenant);
+        changed.push_back(a);
+      }
   }
+  accelerators_changed(changed);
   return domains;
 }
 
@@ -209,6 +314,7 @@ void PlannerCore::apply_mask(const ScenarioMask& next) {
     for (const auto& [domain, id] : kept)
       if (a >= t.domain(domain).accel_begin && a < t.domain(domain).accel_end) occupancy.take(a, id, jobs[id].tenant);
   }
+  accelerators_changed(touched);
   empty_.reset();
 }
 

@@ -17,6 +17,10 @@
 
 namespace topoplan {
 
+/// A running pod's accelerators: the first free ones of its node (a pod list
+/// says how many a node's pods hold, not which).
+void take_running(const Topology& t, const RunningPods::OnNode& n, std::uint32_t owner, Occupancy& occupancy);
+
 class PlannerCore {
  public:
   using JobId = PlannerState::JobId;
@@ -34,6 +38,7 @@ class PlannerCore {
   const Topology& t;
   PlannerOptions options;
   Occupancy occupancy;
+  NodeUsage usage;  // what placed and running pods use besides accelerators
   std::unique_ptr<PlacementPolicy> policy;
   std::uint32_t node_size;  // accelerators of the typical node
   ScenarioMask mask;
@@ -59,6 +64,14 @@ class PlannerCore {
   /// Places every replica or none; on success the accelerators are taken
   /// for `id` and `out` holds the devices.
   bool place(const Job& job, const JobShape& shape, JobId id, JobPlacement& out);
+  /// Tells the policy that free accelerators changed on these nodes other
+  /// than by taking what it returned (PlacementPolicy::nodes_changed).
+  void nodes_changed(std::vector<DomainId> nodes) const;
+  /// The same for accelerators (indices), reported by their nodes.
+  void accelerators_changed(const std::vector<std::uint32_t>& accels) const;
+  /// Takes the accelerators of running pods for `owner` and counts the rest
+  /// of what they request as node usage.
+  void occupy_running(const RunningPods& running, JobId owner);
   /// Takes the rest of each domain of `level` the replicas touch for `id`.
   std::vector<DomainId> keep(JobId id, std::uint32_t tenant, LevelIndex level,
                              const std::vector<std::vector<DeviceId>>& replicas);
@@ -70,6 +83,7 @@ class PlannerCore {
 
  private:
   bool place_inside(const Job& job, const JobShape& shape, JobId id, DomainId inside, JobPlacement& out);
+  bool place_pod_groups(const Job& job, const JobShape& shape, JobId id, std::uint32_t groups, JobPlacement& out);
   const std::vector<std::uint8_t>* class_mask(const std::string& pattern) const;
 
   std::unique_ptr<PriceCache> prices_;  // over options.pricer, when given

@@ -57,11 +57,22 @@ std::optional<std::vector<DomainId>> PlacementPolicy::within_domains(const Capac
   return out;
 }
 
+std::uint32_t PlacementPolicy::pod_groups(const Job&) const { return 0; }
+
+void PlacementPolicy::nodes_changed(const std::vector<DomainId>&) const {}
+
+PodPlacement PlacementPolicy::place_pods(const CapacityView&, const PlaceRequest&) const {
+  PodPlacement p;
+  p.reason = fmt::format("the '{}' policy places accelerators, not pods", name());
+  return p;
+}
+
 std::vector<std::string> policy_names() { return {"topo", "kueue", "slurm", "slurm-22.05", "naive"}; }
 
 std::unique_ptr<PlacementPolicy> make_policy(std::string_view name, const Topology& topology) {
   if (name == "topo") return std::make_unique<TopoPolicy>();
-  if (name == "kueue") return std::make_unique<KueuePolicy>(topology);
+  if (name == "kueue" || name.starts_with("kueue:"))
+    return std::make_unique<KueuePolicy>(topology, parse_kueue_policy(name));
   if (name == "slurm") return std::make_unique<SlurmPolicy>(SlurmTreeRules::current);
   if (name == "slurm-22.05") return std::make_unique<SlurmPolicy>(SlurmTreeRules::v22_05);
   if (name == "naive") return std::make_unique<NaivePolicy>();

@@ -35,6 +35,9 @@ struct ImportOptions {
   const Topology* node_type = nullptr;
   /// GPUs of a generic node; 0 means the format's own count or 8.
   int gpus_per_node = 0;
+  /// k8s-nodes: also import nodes without accelerators from a list that has
+  /// GPU nodes (a list without any GPU node imports all of them anyway).
+  bool cpu_nodes = false;
   /// GPU model of a generic node, and of the GPUs of an nvidia-smi matrix
   /// (whose NVLink and PCIe generations then follow from it); empty: the
   /// format's own model, else "GPU".
@@ -61,6 +64,11 @@ struct ImportFormat {
   std::string_view summary;  // one line for --help
   Importer run;
 };
+
+/// Whether `text` is a Kubernetes node list (`kubectl get nodes -o json|yaml`:
+/// a List or NodeList of Nodes, or Node documents), which commands taking a
+/// TOPO read through the k8s-nodes importer.
+bool is_k8s_node_list(std::string_view text);
 
 /// Every import format, in the order --help lists them.
 std::span<const ImportFormat> import_formats();

@@ -53,6 +53,11 @@ struct ManifestJobs {
   std::vector<Diagnostic> rejections;
 };
 
+/// The levels (node labels, coarsest first) of the first Kueue Topology
+/// object among the inputs, or none: how a Kubernetes node list given as the
+/// topology is read into levels. Inputs that are not YAML are skipped.
+std::vector<std::string> kueue_topology_levels(const std::vector<ManifestInput>& inputs);
+
 /// Reads every input against `topology` (levels, node size and scale-up
 /// islands give meaning to labels, tiers and whole-node requests). Throws
 /// InputError with every problem of every input (malformed files, unknown

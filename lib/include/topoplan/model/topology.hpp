@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "topoplan/model/link_type.hpp"
+#include "topoplan/model/resources.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan {
@@ -92,6 +93,7 @@ struct Domain {
   std::uint32_t accel_end = 0;
   std::uint32_t labels = 0;
   std::uint32_t origin = 0;
+  std::uint32_t resources = 0;    // nodes: index into the node resources; 0 = none known
 
   std::uint32_t accelerator_count() const { return accel_end - accel_begin; }
 };
@@ -163,6 +165,11 @@ class Topology {
 
   /// The node's hostname (nodes only).
   std::string_view hostname(DomainId node) const { return strings_[domains_[node].hostname]; }
+  /// What a node offers besides its accelerators (allocatable, taints,
+  /// state); empty allocatable and state up when nothing is known.
+  const NodeResources& node_resources(DomainId node) const { return node_resources_[domains_[node].resources]; }
+  /// Whether any node has resources recorded (a Kubernetes node list).
+  bool has_node_resources() const { return node_resources_.size() > 1; }
   /// `a/b/c`: local names from below the root down to `domain`; "" for the root.
   std::string domain_path(DomainId domain) const;
   /// The name by which users and other tools refer to a domain: the hostname
@@ -189,6 +196,7 @@ class Topology {
   std::vector<LinkId> adjacency_;
   std::vector<std::string> strings_;       // strings_[0] == ""
   std::vector<Labels> labels_;             // labels_[0] is empty
+  std::vector<NodeResources> node_resources_;  // [0] is the default
   std::vector<SourceLocation> origins_;    // origins_[0] is unknown
 };
 

@@ -37,6 +37,10 @@ class TopologyBuilder {
   DomainId add_domain(DomainId parent, std::string_view local_name, std::uint32_t origin = 0);
   void set_hostname(DomainId node, std::string_view hostname);
   void set_domain_labels(DomainId domain, Labels labels);
+  /// What node `node` offers besides its accelerators (a Kubernetes node's
+  /// allocatable, taints and state).
+  void set_node_resources(DomainId node, NodeResources resources);
+  const NodeResources& node_resources(DomainId node) const { return node_resources_[domains_[node].resources]; }
   LevelIndex level_of(DomainId domain) const { return domains_[domain].level; }
   std::size_t level_count() const { return levels_.size(); }
   std::size_t domain_count() const { return domains_.size(); }
@@ -83,6 +87,7 @@ class TopologyBuilder {
     LevelIndex level = 0;
     std::uint32_t labels = 0;
     std::uint32_t origin = 0;
+    std::uint32_t resources = 0;
     std::vector<DomainId> children;
   };
 
@@ -101,6 +106,7 @@ class TopologyBuilder {
   std::vector<std::string> strings_;
   std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> string_ids_;
   std::vector<Labels> labels_;
+  std::vector<NodeResources> node_resources_;
   std::vector<SourceLocation> origins_;
 };
 

@@ -26,6 +26,9 @@ class CapacityView {
   const Topology& topology() const { return occupancy_->topology(); }
   const Occupancy& occupancy() const { return *occupancy_; }
   bool whole_nodes() const { return whole_nodes_; }
+  /// Whether anything narrows the occupancy's free counts, so that a policy
+  /// keeping counts of its own over the occupancy cannot use them.
+  bool narrowed() const { return !simple_; }
 
   /// Only accelerators of the given classes (indices into
   /// Occupancy::models(); `wanted[k]` for class k) count.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "topoplan/support/error.hpp"
 
 namespace topoplan {
+
+struct KueueWorkload;  // placement/kueue_workload.hpp
 
 enum class JobKind : std::uint8_t { training, inference };
 
@@ -53,6 +56,10 @@ struct Job {
   std::string queue;                      // Kueue LocalQueue, Volcano queue, Slurm partition
   std::string priority_class;             // Kubernetes (Workload)PriorityClass name
   SourceLocation where;                   // where the job is defined
+  // Kubernetes workloads: the pods as Kueue sees them, which `--policy
+  // kueue` places pod by pod; null for other manifests (the policy then
+  // derives pods from the accelerator request).
+  std::shared_ptr<const KueueWorkload> kueue;
 
   /// Accelerators of all replicas, when known without a topology (0 for
   /// whole-node requests, which depend on the node size).

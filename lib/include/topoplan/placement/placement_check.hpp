@@ -18,6 +18,9 @@ struct Span {
   std::vector<std::vector<DomainId>> domains;  // per level index; [0] empty
 };
 Span span_of(const Topology& topology, const std::vector<std::vector<DeviceId>>& replicas);
+/// The same for a placement, with the nodes of its pods (pods that hold no
+/// accelerator still occupy a node).
+Span span_of(const Topology& topology, const JobPlacement& placement);
 
 /// Constraint violations of every placement of a plan, one message each, per
 /// job (empty for a job that honours its constraints; "not placed: ..." for

@@ -37,6 +37,16 @@ struct JobPlacement {
   /// Constraints a placed job violates (check_placement), e.g. in a plan
   /// from another scheduler or from the naive policy.
   std::vector<std::string> problems;
+  /// Pods per node, for policies that place pods (kueue): what Kueue's
+  /// topology assignment says, pod group by pod group, nodes in its order.
+  struct NodePods {
+    std::uint32_t group = 0;  // pod group (Kueue workload) of the job
+    std::string pod_set;
+    DomainId node = kNone;
+    std::uint32_t pods = 0;
+    ResourceList per_pod;  // each pod's requests other than accelerators (what release gives back)
+  };
+  std::vector<NodePods> pods;
 
   std::size_t device_count() const {
     std::size_t n = 0;
@@ -95,6 +105,7 @@ struct PlanOptions {
   std::string topology_name;         // recorded in the plan
   const PlanPricer* pricer = nullptr;
   const Plan* occupied = nullptr;    // accelerators already taken
+  const RunningPods* running = nullptr;  // pods already on the nodes (their accelerators are taken too)
 };
 
 /// Places `jobs` and returns the plan. Throws InputError for inputs that

@@ -62,6 +62,10 @@ class PlannerState {
   /// unknown or unavailable are skipped. Domains an exclusive_level job keeps
   /// to itself stay its own.
   JobId occupy(const Job& job, const JobPlacement& placement);
+  /// Accounts pods already running on the nodes (kubectl get pods): their
+  /// accelerators are taken, the rest of their requests is what policies
+  /// that place pods (kueue) see used. One job id holds them all.
+  JobId occupy_running(const RunningPods& running);
   /// Frees a job's accelerators and the domains it kept to itself.
   void release(JobId id);
 

@@ -14,6 +14,7 @@
 
 #include "topoplan/placement/job.hpp"
 #include "topoplan/placement/capacity_view.hpp"
+#include "topoplan/placement/node_usage.hpp"
 
 namespace topoplan {
 
@@ -35,6 +36,25 @@ struct PlaceRequest {
   std::optional<LevelIndex> preferred;      // as few domains of this level as possible
   const Job* job = nullptr;                 // for pricing; may be null
   const PlacementPricer* pricer = nullptr;  // may be null
+  // Policies that place pods (place_pods): what pods use on the nodes besides
+  // accelerators, and which of the job's pod groups (pod_groups()) to place.
+  const NodeUsage* usage = nullptr;
+  std::uint32_t pod_group = 0;
+};
+
+/// Where a policy that places pods put one pod group: accelerators, and pods
+/// per node and pod set.
+struct PodPlacement {
+  struct Pods {
+    DomainId node = kNone;
+    std::uint32_t pod_set = 0;  // index into the group's pod sets
+    std::uint32_t pods = 0;
+    ResourceList per_pod;       // each pod's requests other than accelerators
+  };
+  std::vector<std::uint32_t> accelerators;  // in rank order
+  std::vector<Pods> pods;                   // empty: not placed
+  std::vector<std::string> pod_sets;        // names, by index
+  std::string reason;                       // why not, when not placed
 };
 
 /// A job whose replicas must all sit in one domain of `level`
@@ -69,6 +89,20 @@ class PlacementPolicy {
   /// so that large free domains stay whole.
   virtual std::optional<std::vector<DomainId>> within_domains(const CapacityView& view,
                                                               const WithinRequest& request) const;
+  /// Policies that place pods rather than accelerators (kueue): how many
+  /// groups of pods `job` is, each placed on its own in turn (Kueue's
+  /// workloads: one per LeaderWorkerSet group or Deployment pod); 0 for
+  /// policies that place accelerators (the default).
+  virtual std::uint32_t pod_groups(const Job& job) const;
+  /// Places pod group `request.pod_group` of `request.job`. Must be
+  /// deterministic.
+  virtual PodPlacement place_pods(const CapacityView& view, const PlaceRequest& request) const;
+  /// The planner changed free accelerators on `nodes` other than by taking
+  /// what this policy just returned (a release, an occupied plan, running
+  /// pods, a mask, domains an exclusive job keeps): a policy that keeps
+  /// counts of its own over the occupancy brings them up to date. Default:
+  /// nothing.
+  virtual void nodes_changed(const std::vector<DomainId>& nodes) const;
   /// Why place() returns nothing for `request` when the policy knows better
   /// than the free counts (a peer scheduler's own rule); empty otherwise.
   virtual std::string why_not(const CapacityView& view, const PlaceRequest& request) const;

@@ -1,0 +1,3 @@
+# The node list imported to a topology file plans the same as read directly
+# (the title, naming the topology, aside) -> "same".
+import --from k8s-nodes --cpu-nodes ../data/kueue/nodes.json --levels cloud.provider.com/topology-block,cloud.provider.com/topology-rack -o $OUT/cluster.yaml && diff <("$bin" plan $OUT/cluster.yaml ../data/kueue/kueue.yaml ../data/kueue/jobs.yaml --policy kueue --occupied ../data/kueue/pods.json --format yaml 2>&1 | sed 2d) <("$bin" plan ../data/kueue/nodes.json ../data/kueue/kueue.yaml ../data/kueue/jobs.yaml --policy kueue --occupied ../data/kueue/pods.json --format yaml 2>&1 | sed 2d) && echo same
