@@ -214,9 +214,11 @@ PlannerState::PlaceResult PlannerState::move_replicas(JobId id, const std::vecto
     result.placement = JobPlacement();
     const std::string how = shape_text(c.t, shape, job.replicas);
     result.placement.reason =
-        fmt::format("no room for {} {} of {}{}{}", count, count == 1 ? "replica" : "replicas",
-                    unit_text(c.t, shape, shape.units), count < moving.size() ? " beside the others" : "",
-                    how.empty() ? "" : " (" + how + ")");
+        job.replicas == 1
+            ? fmt::format("no room for {}{}", unit_text(c.t, shape, shape.units), how.empty() ? "" : " (" + how + ")")
+            : fmt::format("no room for {} {} of {}{}{}", count, count == 1 ? "replica" : "replicas",
+                          unit_text(c.t, shape, shape.units), count < moving.size() ? " beside the others" : "",
+                          how.empty() ? "" : " (" + how + ")");
     return result;
   }
   if (!release_first) free_moving();
