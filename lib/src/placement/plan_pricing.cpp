@@ -2,6 +2,7 @@
 // links), what it leaves free per level, and which constraints it breaks.
 #include <algorithm>
 
+#include "price_cache.hpp"
 #include "topoplan/placement/occupancy.hpp"
 #include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/planner.hpp"
@@ -32,6 +33,11 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
       continue;
     }
     ++s.placed;
+    std::uint64_t down = 0;
+    for (const auto& replica : p.replicas)
+      for (DeviceId d : replica) down += is_accelerator(topology.device(d).kind) && topology.device(d).state == DeviceState::down;
+    s.accelerators_down_used += down;
+    s.jobs_on_down += down > 0 ? 1 : 0;
     for (std::size_t r = 0; r < p.replicas.size(); ++r) {
       for (DeviceId d : p.replicas[r]) {
         std::uint32_t a = topology.accelerator_index(d);
@@ -47,9 +53,11 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
   }
   if (pricer) {
     std::vector<double> shared = pricer->shared_step_seconds(jobs, ranks);
+    // Alone, equal shapes cost the same: price each shape once.
+    PriceCache alone_prices(topology, *pricer);
     for (std::size_t i = 0; i < owners.size(); ++i) {
       JobPlacement& p = plan.placements[owners[i].first];
-      double alone = pricer->step_seconds(*jobs[i], ranks[i]);
+      double alone = alone_prices.step_seconds(*jobs[i], ranks[i]);
       p.step_seconds = std::max(p.step_seconds, alone);
       p.shared_step_seconds = std::max(p.shared_step_seconds, shared[i]);
     }
