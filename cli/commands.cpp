@@ -12,6 +12,8 @@ constexpr Command kCommands[] = {
     {"evaluate", "price and check a given plan", setup_evaluate},
     {"compare", "plan the same jobs with several policies side by side", setup_compare},
     {"check", "CI gate: exit 0 when every job places and every constraint holds", setup_check},
+    {"whatif", "what a failure, drain, growth or preemption does to a plan; capacity and resilience",
+     setup_whatif},
     {"import", "turn Slurm, Kubernetes, NCCL, nvidia-smi, ibnetdiscover or Topograph files into a topology", setup_import},
     {"export", "write a topology as Slurm, Kueue or Volcano files", setup_export},
     {"export-plan", "write a plan as sbatch lines (Slurm) or node affinity patches (Kubernetes, Kueue)",

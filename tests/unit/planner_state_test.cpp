@@ -2,6 +2,8 @@
 // and plan_jobs as a loop over them.
 #include "topoplan/placement/planner_state.hpp"
 
+#include <set>
+
 #include <catch2/catch.hpp>
 
 #include "engine_fixtures.hpp"
@@ -184,4 +186,99 @@ TEST_CASE("plan_jobs reports every job the topology cannot interpret") {
     CHECK_THAT(e.diagnostics()[0].message, Catch::Contains("'rak'"));
     CHECK_THAT(e.diagnostics()[1].message, Catch::Contains("'blok'"));
   }
+}
+
+TEST_CASE("planner state: a copy is independent of the original") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  PlannerState state(t);
+  Job j = jobs("jobs:\n  - {name: a, gpus: 8}\n").front();
+  REQUIRE(state.place(j).id != kNone);
+  const auto before = free_counts(t, state.occupancy());
+  PlannerState copy(state);
+  CHECK(free_counts(t, copy.occupancy()) == before);
+  CHECK(copy.job_count() == 1);
+  REQUIRE(copy.place(j).id == 1);
+  copy.release(0);
+  CHECK(free_counts(t, state.occupancy()) == before);
+  CHECK(state.active(0));
+  CHECK(state.job_count() == 1);
+}
+
+TEST_CASE("planner state: place_in keeps every replica inside one domain") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  TopologyIndex index(t);
+  const DomainId r1 = *index.find_domain("su000/r0001");
+  PlannerState state(t);
+  Job svc = jobs("jobs:\n  - {name: svc, kind: inference, replicas: 3, gpus_per_replica: 4, spread: node}\n").front();
+  PlannerState::PlaceResult r = state.place_in(svc, r1);
+  REQUIRE(r.id != kNone);
+  std::set<DomainId> nodes;
+  for (const auto& replica : r.placement.replicas)
+    for (DeviceId d : replica) {
+      CHECK(t.contains(r1, t.device(d).domain));
+      nodes.insert(t.device(d).domain);
+    }
+  CHECK(nodes.size() == 3);
+  Job big = jobs("jobs:\n  - {name: big, gpus: 80}\n").front();
+  PlannerState::PlaceResult no = state.place_in(big, r1);
+  CHECK(no.id == kNone);
+  CHECK(no.placement.reason == "needs 80 GPUs inside su000/r0001, which has 60 GPUs usable");
+}
+
+TEST_CASE("planner state: replicas move apart from the others, or not at all") {
+  Topology t = preset("gb200-nvl72:racks=3");
+  PlannerState state(t);
+  Job svc = jobs("jobs:\n  - {name: svc, kind: inference, replicas: 2, gpus_per_replica: 72, spread: rack}\n").front();
+  PlannerState::PlaceResult r = state.place(svc);
+  REQUIRE(r.id != kNone);
+  auto rack_of = [&](const std::vector<DeviceId>& replica) { return t.ancestor(t.device(replica.front()).domain, 2); };
+  const DomainId stays = rack_of(r.placement.replicas[1]);
+  const DomainId old = rack_of(r.placement.replicas[0]);
+  // Make before break: the one free rack that is not the other replica's.
+  PlannerState::PlaceResult moved = state.move_replicas(r.id, {0}, false);
+  REQUIRE(moved.id == r.id);
+  const DomainId now = rack_of(state.placement(r.id).replicas[0]);
+  CHECK(now != stays);
+  CHECK(now != old);
+  CHECK(rack_of(state.placement(r.id).replicas[1]) == stays);
+  CHECK(state.occupancy().free_in(old) == 72);
+  CHECK(state.occupancy().free_in(now) == 0);
+  // No third rack is free now: moving with the old one held fails and
+  // changes nothing; freeing it first lets the replica come back to it.
+  const auto before = free_counts(t, state.occupancy());
+  PlannerState blocked(state);
+  Job filler = jobs("jobs:\n  - {name: f, gpus: 72, required: rack}\n").front();
+  REQUIRE(blocked.place(filler).id != kNone);
+  const auto held = free_counts(t, blocked.occupancy());
+  PlannerState::PlaceResult no = blocked.move_replicas(r.id, {0}, false);
+  CHECK(no.id == kNone);
+  CHECK(no.placement.reason == "no room for 1 replica of 72 GPUs beside the others (in different racks)");
+  CHECK(free_counts(t, blocked.occupancy()) == held);
+  PlannerState::PlaceResult again = blocked.move_replicas(r.id, {0}, true);
+  CHECK(again.id == r.id);
+  CHECK(rack_of(blocked.placement(r.id).replicas[0]) == now);
+  CHECK(free_counts(t, state.occupancy()) == before);
+}
+
+TEST_CASE("planner state: a failure takes some replicas; restore undoes release") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  PlannerState state(t);
+  const auto empty = free_counts(t, state.occupancy());
+  Job svc = jobs("jobs:\n  - {name: svc, kind: inference, replicas: 3, gpus_per_replica: 4, spread: node}\n").front();
+  PlannerState::PlaceResult r = state.place(svc);
+  REQUIRE(r.id != kNone);
+  const std::vector<DeviceId> last = state.placement(r.id).replicas[2];
+  state.release_replicas(r.id, {1});
+  CHECK(state.occupancy().free_in(t.root()) == 144 - 8);
+  REQUIRE(state.placement(r.id).replicas.size() == 2);
+  CHECK(state.placement(r.id).replicas[1] == last);  // the others keep their order
+  CHECK(state.active(r.id));
+  state.release(r.id);
+  CHECK(free_counts(t, state.occupancy()) == empty);
+  state.restore(r.id);
+  CHECK(state.active(r.id));
+  CHECK(state.occupancy().free_in(t.root()) == 144 - 8);
+  state.release_replicas(r.id, {0, 1});  // all of them: the same as release
+  CHECK_FALSE(state.active(r.id));
+  CHECK(free_counts(t, state.occupancy()) == empty);
 }

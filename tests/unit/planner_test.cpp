@@ -496,3 +496,24 @@ TEST_CASE("replicas_within and exclusive_level survive a plan file") {
     CHECK(back.placements[1].problems.empty());
   }
 }
+
+TEST_CASE("min_replicas: how many replicas a service needs, kept through a plan file") {
+  Topology t = preset("gb200-nvl72:racks=4");
+  Plan p = plan(t, R"(jobs:
+  - {name: svc, kind: inference, replicas: 3, gpus_per_replica: 8, min_replicas: 2, spread: rack}
+  - {name: all, kind: inference, replicas: 2, gpus_per_replica: 8}
+)");
+  CHECK(p.jobs[0].min_replicas == 2);
+  CHECK(p.jobs[0].needed_replicas() == 2);
+  CHECK(p.jobs[1].min_replicas == 0);
+  CHECK(p.jobs[1].needed_replicas() == 2);
+  for (bool json : {false, true}) {
+    Plan back = reread(t, p, json);
+    CHECK(back.jobs[0].min_replicas == 2);
+    CHECK(back.jobs[1].min_replicas == 0);
+  }
+  CHECK_THROWS_WITH(parse_jobs_yaml("jobs:\n  - {name: s, replicas: 2, gpus_per_replica: 1, min_replicas: 3}\n", "m.yaml"),
+                    "m.yaml:2:63: job 's' needs 3 replicas (min_replicas) but has 2");
+  CHECK_THROWS_WITH(parse_jobs_yaml("jobs:\n  - {name: s, replicas: 2, gpus_per_replica: 1, min_replicas: 0}\n", "m.yaml"),
+                    "m.yaml:2:63: 'min_replicas' is 0; it must be between 1 and 1000000");
+}

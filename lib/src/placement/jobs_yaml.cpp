@@ -112,7 +112,7 @@ void JobReader::read_workload(const yaml::Node& node, Job& job) {
 
 const std::vector<std::string_view>& JobReader::keys() {
   static const std::vector<std::string_view> kKeys = {
-      "name",     "kind",     "gpus",     "lpus",     "accelerators", "nodes",    "replicas",
+      "name",     "kind",     "gpus",     "lpus",     "accelerators", "nodes",    "replicas", "min_replicas",
       "gpus_per_replica", "lpus_per_replica", "parallelism", "workload", "required", "preferred", "spread",
       "replicas_within", "exclusive_level", "priority", "tenant", "model", "exclusive", "queue", "priority_class"};
   return kKeys;
@@ -169,6 +169,10 @@ std::optional<Job> JobReader::read(const yaml::Node& node, const std::vector<std
   for (std::string_view key : {"gpus_per_replica", "lpus_per_replica"})
     if (m.has(key)) per = count(m, key, 1, kMaxAccelerators);
   job.replicas = count(m, "replicas", 1, 1'000'000).value_or(1);
+  job.min_replicas = count(m, "min_replicas", 1, 1'000'000).value_or(0);
+  if (job.min_replicas > job.replicas)
+    sink_.error(m.where("min_replicas"), fmt::format("job '{}' needs {} replicas (min_replicas) but has {}", job.name,
+                                                     job.min_replicas, job.replicas));
 
   std::size_t whole = (m.has("gpus") ? 1u : 0u) + (m.has("lpus") ? 1u : 0u) + (m.has("accelerators") ? 1u : 0u) +
                       (m.has("nodes") ? 1u : 0u);

@@ -143,6 +143,7 @@ void write_job_spec(Writer& w, const Job& job) {
     w.field("replicas", job.replicas).field("gpus_per_replica", job.per_replica);
   else
     w.field("gpus", job.per_replica);
+  if (job.min_replicas) w.field("min_replicas", job.min_replicas);
   w.key("parallelism").begin_object();
   w.field("tp", job.parallelism.tp).field("pp", job.parallelism.pp).field("dp", job.parallelism.dp);
   w.field("ep", job.parallelism.ep).end_object();
@@ -187,6 +188,10 @@ void write_job_spec(Writer& w, const Job& job) {
 
 void write_plan_json(std::ostream& out, const Topology& t, const Plan& plan) {
   JsonWriter j(out);
+  write_plan_json(j, t, plan);
+}
+
+void write_plan_json(JsonWriter& j, const Topology& t, const Plan& plan) {
   j.begin_object();
   j.field("topology", plan.topology).field("policy", plan.policy);
   j.key("jobs").begin_array();

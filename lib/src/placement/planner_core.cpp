@@ -17,8 +17,20 @@ PlannerCore::PlannerCore(const Topology& topology, PlannerOptions opts)
       policy(make_policy(options.policy, topology)),
       node_size(typical_node_accelerators(topology)),
       mask(topology) {
-  if (options.pricer) prices_ = std::make_unique<PriceCache>(topology, *options.pricer);
+  if (options.pricer && options.cache_prices) prices_ = std::make_unique<PriceCache>(topology, *options.pricer);
 }
+
+PlannerCore::PlannerCore(const PlannerCore& other)
+    : t(other.t),
+      options(other.options),
+      occupancy(other.occupancy),
+      policy(make_policy(other.options.policy, other.t)),
+      node_size(other.node_size),
+      mask(other.mask),
+      jobs(other.jobs),
+      prices_(other.prices_ ? std::make_unique<PriceCache>(*other.prices_) : nullptr),
+      tenants_(other.tenants_),
+      class_masks_(other.class_masks_) {}
 
 std::uint32_t PlannerCore::tenant_id(const std::string& tenant) {
   if (tenant.empty()) return kNone;
@@ -88,29 +100,41 @@ std::vector<std::uint32_t> PlannerCore::place_replica(const Job& job, const JobS
   return policy->place(view, request_for(job, shape));
 }
 
-bool PlannerCore::place(const Job& job, const JobShape& shape, JobId id, JobPlacement& out) {
-  if (std::uint32_t groups = policy->pod_groups(job)) return place_pod_groups(job, shape, id, groups, out);
-  if (shape.within) {
+bool PlannerCore::place(const Job& job, const JobShape& shape, JobId id, JobPlacement& out, DomainId inside) {
+  // A policy that places pods (kueue) places the whole job its way; inside a
+  // given domain (what-if's place_in) the planner places replicas itself.
+  if (std::uint32_t groups = policy->pod_groups(job); groups > 0 && inside == kNone)
+    return place_pod_groups(job, shape, id, groups, out);
+  if (!place_replicas(job, shape, id, job.replicas, {}, inside, out.replicas)) return false;
+  out.placed = true;
+  return true;
+}
+
+bool PlannerCore::place_replicas(const Job& job, const JobShape& shape, JobId id, std::uint32_t count,
+                                 std::vector<DomainId> excluded, DomainId inside,
+                                 std::vector<std::vector<DeviceId>>& out) {
+  if (shape.within && (inside == kNone || *shape.within > t.domain(inside).level)) {
     // All replicas in one domain: the policy says which domains to try.
-    WithinRequest within{request_for(job, shape), job.replicas, *shape.within, shape.spread};
-    std::optional<std::vector<DomainId>> domains = policy->within_domains(view_for(job, shape, {}), within);
+    WithinRequest within{request_for(job, shape), count, *shape.within, shape.spread};
+    std::optional<std::vector<DomainId>> domains = policy->within_domains(view_for(job, shape, excluded, inside), within);
     if (domains) {
       for (DomainId d : *domains)
-        if (place_inside(job, shape, id, d, out)) return true;
+        if (place_inside(job, shape, id, count, excluded, d, out)) return true;
       return false;
     }
   }
-  return place_inside(job, shape, id, kNone, out);
+  return place_inside(job, shape, id, count, std::move(excluded), inside, out);
 }
 
-bool PlannerCore::place_inside(const Job& job, const JobShape& shape, JobId id, DomainId inside, JobPlacement& out) {
-  std::vector<DomainId> excluded;
+bool PlannerCore::place_inside(const Job& job, const JobShape& shape, JobId id, std::uint32_t count,
+                               std::vector<DomainId> excluded, DomainId inside,
+                               std::vector<std::vector<DeviceId>>& out) {
   std::vector<std::vector<std::uint32_t>> taken;
   auto rollback = [&]() {
     for (const auto& group : taken)
       for (std::uint32_t a : group) occupancy.release(a);
   };
-  for (std::uint32_t replica = 0; replica < job.replicas; ++replica) {
+  for (std::uint32_t replica = 0; replica < count; ++replica) {
     std::vector<std::uint32_t> accels = place_replica(job, shape, excluded, inside);
     if (accels.empty()) {
       rollback();
@@ -127,13 +151,12 @@ bool PlannerCore::place_inside(const Job& job, const JobShape& shape, JobId id, 
     taken.push_back(std::move(accels));
   }
   auto all = t.accelerators();
-  out.replicas.clear();
+  out.clear();
   for (const auto& group : taken) {
     std::vector<DeviceId> devices;
     for (std::size_t i = 0; i < group.size() && i < shape.ranks; ++i) devices.push_back(all[group[i]]);
-    out.replicas.push_back(std::move(devices));
+    out.push_back(std::move(devices));
   }
-  out.placed = true;
   return true;
 }
 

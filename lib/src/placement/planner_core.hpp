@@ -34,6 +34,10 @@ class PlannerCore {
   };
 
   PlannerCore(const Topology& topology, PlannerOptions options);
+  /// A copy with the same jobs, occupancy, mask and cached prices, and a
+  /// policy of its own.
+  PlannerCore(const PlannerCore& other);
+  PlannerCore& operator=(const PlannerCore&) = delete;
 
   const Topology& t;
   PlannerOptions options;
@@ -61,9 +65,16 @@ class PlannerCore {
   std::vector<std::uint32_t> place_replica(const Job& job, const JobShape& shape,
                                            const std::vector<DomainId>& excluded, DomainId inside = kNone) const;
 
-  /// Places every replica or none; on success the accelerators are taken
-  /// for `id` and `out` holds the devices.
-  bool place(const Job& job, const JobShape& shape, JobId id, JobPlacement& out);
+  /// Places every replica or none, inside `inside` unless it is kNone; on
+  /// success the accelerators are taken for `id` and `out` holds the devices.
+  bool place(const Job& job, const JobShape& shape, JobId id, JobPlacement& out, DomainId inside = kNone);
+  /// Places `count` replicas or none, each apart (by the job's spread level)
+  /// from the domains in `excluded` and from each other, inside `inside`
+  /// unless it is kNone; a replicas_within job without `inside` goes to the
+  /// domains the policy names. On success the accelerators are taken for
+  /// `id` and `out` holds one device list per replica.
+  bool place_replicas(const Job& job, const JobShape& shape, JobId id, std::uint32_t count,
+                      std::vector<DomainId> excluded, DomainId inside, std::vector<std::vector<DeviceId>>& out);
   /// Tells the policy that free accelerators changed on these nodes other
   /// than by taking what it returned (PlacementPolicy::nodes_changed).
   void nodes_changed(std::vector<DomainId> nodes) const;
@@ -82,7 +93,8 @@ class PlannerCore {
   void apply_mask(const ScenarioMask& next);
 
  private:
-  bool place_inside(const Job& job, const JobShape& shape, JobId id, DomainId inside, JobPlacement& out);
+  bool place_inside(const Job& job, const JobShape& shape, JobId id, std::uint32_t count,
+                    std::vector<DomainId> excluded, DomainId inside, std::vector<std::vector<DeviceId>>& out);
   bool place_pod_groups(const Job& job, const JobShape& shape, JobId id, std::uint32_t groups, JobPlacement& out);
   const std::vector<std::uint8_t>* class_mask(const std::string& pattern) const;
 

@@ -37,6 +37,7 @@ struct Job {
   std::string name;
   JobKind kind = JobKind::training;
   std::uint32_t replicas = 1;             // inference replicas (1 for training)
+  std::uint32_t min_replicas = 0;         // replicas a service needs to keep its guarantee; 0 = all
   std::uint32_t per_replica = 0;          // accelerators per replica
   std::uint32_t nodes = 0;                // whole nodes requested instead (0 = by accelerator)
   Parallelism parallelism;  // cost/step_cost.hpp: tp x pp x dp ranks, ep within dp
@@ -64,6 +65,9 @@ struct Job {
   /// Accelerators of all replicas, when known without a topology (0 for
   /// whole-node requests, which depend on the node size).
   std::uint64_t accelerators() const { return static_cast<std::uint64_t>(replicas) * per_replica; }
+  /// Replicas that must run for the job to keep its guarantee (all of them
+  /// unless min_replicas says fewer).
+  std::uint32_t needed_replicas() const { return min_replicas ? min_replicas : replicas; }
 };
 
 }  // namespace topoplan

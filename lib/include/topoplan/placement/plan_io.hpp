@@ -12,8 +12,12 @@
 
 namespace topoplan {
 
+class JsonWriter;
+
 void write_plan_text(std::ostream& out, const Topology& topology, const Plan& plan);
 void write_plan_json(std::ostream& out, const Topology& topology, const Plan& plan);
+/// The plan as one JSON value inside a larger document.
+void write_plan_json(JsonWriter& json, const Topology& topology, const Plan& plan);
 void write_plan_yaml(std::ostream& out, const Topology& topology, const Plan& plan);
 
 /// Reads a plan (YAML or JSON). Each entry names its devices (a list or a

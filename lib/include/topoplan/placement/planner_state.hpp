@@ -31,6 +31,10 @@ struct PlannerOptions {
   /// Work out why a job does not fit and what would (JobPlacement::reason
   /// and ::suggestion). A simulator retrying waiting jobs turns it off.
   bool explain = true;
+  /// Price each placement shape once (price_cache): right while identical
+  /// domains cost the same. Off when the pricer sees a scenario's failed
+  /// links, which make identical racks cost differently.
+  bool cache_prices = true;
 };
 
 class PlannerState {
@@ -48,6 +52,10 @@ class PlannerState {
   ~PlannerState();
   PlannerState(PlannerState&&) noexcept;
   PlannerState& operator=(PlannerState&&) noexcept;
+  /// A copy with the same jobs, occupancy and mask (what-if tries things on
+  /// a copy and keeps the original).
+  PlannerState(const PlannerState& other);
+  PlannerState& operator=(const PlannerState&) = delete;
 
   const Topology& topology() const;
   const Occupancy& occupancy() const;
@@ -66,8 +74,26 @@ class PlannerState {
   /// accelerators are taken, the rest of their requests is what policies
   /// that place pods (kueue) see used. One job id holds them all.
   JobId occupy_running(const RunningPods& running);
+  /// Places `job` like place(), with every replica inside `domain`.
+  PlaceResult place_in(const Job& job, DomainId domain);
   /// Frees a job's accelerators and the domains it kept to itself.
   void release(JobId id);
+  /// Frees some replicas of an active job (indices into its placement's
+  /// replicas; a failure took them): the job keeps running on the others,
+  /// which keep their order. Freeing every replica is release().
+  void release_replicas(JobId id, const std::vector<std::uint32_t>& replicas);
+  /// Puts a released job back on the accelerators it had (those that are
+  /// free and available): the inverse of release().
+  void restore(JobId id);
+  /// Finds new places for some replicas of an active job (indices into its
+  /// placement's replicas): apart from its other replicas by its spread
+  /// level, inside the domain they share when it has replicas_within. With
+  /// `release_first` the replicas' accelerators are freed before the search
+  /// and may be reused (after a failure); otherwise the new ones are taken
+  /// first (a move ahead of maintenance). On success `id` is the job's and
+  /// `placement` its whole new placement; on failure nothing changes and
+  /// `placement.reason` says why.
+  PlaceResult move_replicas(JobId id, const std::vector<std::uint32_t>& replicas, bool release_first);
 
   /// Ids given out so far (released ones included); ids are dense from 0.
   std::size_t job_count() const;

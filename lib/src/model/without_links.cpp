@@ -1,0 +1,56 @@
+#include "topoplan/model/without_links.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "topoplan/model/topology_builder.hpp"
+
+namespace topoplan {
+
+Topology without_links(const Topology& t, std::span<const LinkId> removed) {
+  std::vector<std::string> levels;
+  for (const Level& level : t.levels()) levels.push_back(level.name);
+  TopologyBuilder b(t.name(), std::move(levels));
+  b.set_description(t.description());
+  b.set_parameters(t.parameters());
+  // Origins keep their indices (0 is the builder's own "unknown"): every
+  // index up to the largest one in use is copied in order.
+  std::uint32_t last_origin = 0;
+  for (const Device& d : t.devices()) last_origin = std::max(last_origin, d.origin);
+  for (const Link& l : t.links()) last_origin = std::max(last_origin, l.origin);
+  for (DomainId d = 0; d < t.domain_count(); ++d) last_origin = std::max(last_origin, t.domain(d).origin);
+  for (std::uint32_t i = 1; i <= last_origin; ++i) b.add_origin(t.origin(i));
+
+  // Domain ids are (level, depth-first position): adding them in id order
+  // gives the builder the same tree in the same order, hence the same ids.
+  for (DomainId d = 1; d < t.domain_count(); ++d) {
+    const Domain& dom = t.domain(d);
+    b.add_domain(dom.parent, t.str(dom.name), dom.origin);
+    if (dom.level == t.host_level()) b.set_hostname(d, t.str(dom.hostname));
+  }
+  for (DomainId d = 0; d < t.domain_count(); ++d)
+    if (t.domain(d).labels) b.set_domain_labels(d, t.labels(t.domain(d).labels));
+  for (const Device& dev : t.devices()) {
+    DeviceProperties p;
+    p.model = t.str(dev.model);
+    p.memory_gib = dev.memory_gib;
+    p.speed = dev.speed;
+    p.state = dev.state;
+    p.labels = t.labels(dev.labels);
+    b.add_device(dev.domain, dev.kind, t.str(dev.name), p, dev.origin);
+  }
+  for (const LinkType& type : t.link_types()) b.link_type_index(type);
+  std::vector<std::uint8_t> gone(t.link_count(), 0);
+  for (LinkId l : removed)
+    if (l < gone.size()) gone[l] = 1;
+  for (LinkId id = 0; id < t.link_count(); ++id) {
+    if (gone[id]) continue;
+    const Link& l = t.link(id);
+    b.add_link(l.a, l.b, l.type, l.count, l.bandwidth, l.latency_us, l.origin);
+  }
+  DiagnosticSink sink;
+  return b.finish(sink);
+}
+
+}  // namespace topoplan
