@@ -40,5 +40,6 @@ Action setup_check(CLI::App& command);
 Action setup_import(CLI::App& command);
 Action setup_export(CLI::App& command);
 Action setup_export_plan(CLI::App& command);
+Action setup_simulate(CLI::App& command);
 
 }  // namespace topoplan::cli
