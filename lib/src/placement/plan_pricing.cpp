@@ -2,6 +2,7 @@
 // links), what it leaves free per level, and which constraints it breaks.
 #include <algorithm>
 
+#include "price_cache.hpp"
 #include "topoplan/placement/occupancy.hpp"
 #include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/planner.hpp"
@@ -47,9 +48,11 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
   }
   if (pricer) {
     std::vector<double> shared = pricer->shared_step_seconds(jobs, ranks);
+    // Alone, equal shapes cost the same: price each shape once.
+    PriceCache alone_prices(topology, *pricer);
     for (std::size_t i = 0; i < owners.size(); ++i) {
       JobPlacement& p = plan.placements[owners[i].first];
-      double alone = pricer->step_seconds(*jobs[i], ranks[i]);
+      double alone = alone_prices.step_seconds(*jobs[i], ranks[i]);
       p.step_seconds = std::max(p.step_seconds, alone);
       p.shared_step_seconds = std::max(p.shared_step_seconds, shared[i]);
     }
