@@ -736,12 +736,16 @@ class Instantiator {
         if (listed) scope_.set("name", (*listed)[static_cast<std::size_t>(k)]);
       };
       if (!rule.group) {
+        const std::size_t devices_before = b_.device_count();
+        const std::size_t domains_before = b_.domain_count();
         for (long long k = 0; k < count; ++k) {
           std::size_t mark = scope_.size();
           set_listed(k);
           DomainId c = make_domain(d, name_template, k, j++, rule.origin);
           instantiate(child, c);
           scope_.truncate(mark);
+          if (k == 0 && count > 1) project(child, count, devices_before, domains_before, listed ? rule.names->where
+                                                                                                 : rule.count.where);
         }
         continue;
       }
@@ -763,6 +767,34 @@ class Instantiator {
         scope_.truncate(group_mark);
       }
     }
+  }
+
+  // Every instance of a block whose names and counts are all fixed adds the
+  // same devices and domains: after the first of `count`, a topology that
+  // would be too large is refused before building the rest (a million nodes
+  // of a million GPUs fails at once, not after 20 million devices).
+  void project(const Block& child, long long count, std::size_t devices_before, std::size_t domains_before,
+               const SourceLocation& where) {
+    if (!fixed_size(child)) return;
+    const auto n = static_cast<std::size_t>(count);
+    const std::size_t devices = b_.device_count() - devices_before;
+    const std::size_t domains = b_.domain_count() - domains_before;
+    if (devices > 0 && devices_before + devices * n > TopologyLimits::max_devices)
+      fail(where, fmt::format("the topology would have more than {} devices", TopologyLimits::max_devices));
+    if (domains_before + domains * n > TopologyLimits::max_domains)
+      fail(where, fmt::format("the topology would have more than {} domains", TopologyLimits::max_domains));
+  }
+
+  bool fixed_size(const Block& block) {
+    if (auto it = fixed_size_.find(&block); it != fixed_size_.end()) return it->second;
+    bool fixed = true;
+    for (const DeviceRule& r : block.devices) fixed = fixed && is_fixed(r.names);
+    for (const ChildRule& r : block.children) {
+      fixed = fixed && (r.names ? is_fixed(*r.names) : is_fixed(r.count)) && fixed_size(spec_.blocks[r.block]);
+      if (r.group) fixed = fixed && is_fixed(r.group->size) && fixed_size(spec_.blocks[r.group->block]);
+    }
+    fixed_size_.emplace(&block, fixed);
+    return fixed;
   }
 
   void instantiate(const Block& block, DomainId d) {
@@ -958,6 +990,7 @@ class Instantiator {
   // Rules whose text has no template resolve the same everywhere (the maps
   // above never move their values, so the pointers stay valid).
   std::unordered_map<const Text*, const std::vector<std::string>*> fixed_names_;
+  std::unordered_map<const Block*, bool> fixed_size_;
   std::unordered_map<const Text*, const std::vector<NamePattern>*> fixed_patterns_;
   std::unordered_set<const Text*> matched_;
   std::unordered_set<const Block*> instantiated_;
