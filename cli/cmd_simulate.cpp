@@ -193,9 +193,11 @@ Action setup_simulate(CLI::App& command) {
       "and p95, utilisation, the largest free island per level, the slowdown of jobs and\n"
       "the jobs that never started. Rules, model and sources: topoplan(1), SIMULATION.\n\n"
       "Examples:\n"
-      "  topoplan simulate dgx-h100:nodes=16 tests/data/traces/philly-gavel.trace\n"
-      "  topoplan simulate openb.yaml openb_pod_list_default.csv:sharing=skip --policies topo,naive\n"
-      "  topoplan simulate gb200-nvl72:racks=8 jobs.csv --mtbf samples/failure-rates-llama3.yaml -o report.svg");
+      "  topoplan simulate dgx-h100:nodes=8 tests/data/traces/gavel-philly-vc2869ce.trace -o report.svg\n"
+      "  topoplan simulate dgx-h100:nodes=64 tests/data/traces/openb_pod_list_default.csv:sharing=skip "
+      "--policies topo,naive\n"
+      "  topoplan simulate gb200-nvl72:racks=8 tests/data/traces/acme-cluster-summary.csv:cluster=Kalos,jobs=2000 "
+      "--mtbf samples/failure-rates-llama3.yaml --seed 2 --format json");
   return [o]() { return run_simulate(*o); };
 }
 
