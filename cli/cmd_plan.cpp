@@ -256,7 +256,9 @@ Action setup_compare(CLI::App& command) {
   command.footer(
       "One table: per job and policy the estimated communication time per step (with\n"
       "the other jobs sharing links) and the domains it spans per level; then the\n"
-      "total, the jobs placed, and the largest free island each policy leaves per level.\n"
+      "total (which adds placed jobs and says how many it leaves out), the jobs placed,\n"
+      "the placements that break their constraints (marked '!', listed after the table),\n"
+      "and the largest free island each policy leaves per level.\n"
       "Policies: topo, kueue, slurm, slurm-22.05, naive (see 'topoplan plan --help').\n\n"
       "Example:\n  topoplan compare dgx-h100:nodes=128 samples/jobs-superpod.yaml --policies topo,kueue");
   return [o]() { return run_compare(*o); };
