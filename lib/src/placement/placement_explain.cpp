@@ -118,6 +118,14 @@ void explain_unplaced(const PlannerCore& core, const Job& job, const JobShape& r
     return;
   }
 
+  // A peer policy's own rule (Slurm's --switches=1) can refuse what the free
+  // counts allow; it says so in its own words.
+  if (job.replicas == 1)
+    if (std::string why = core.policy->why_not(view, core.request_for(job, r)); !why.empty()) {
+      out.reason = fmt::format("{}; {}", needs, why);
+      return;
+    }
+
   // Replicas in different domains: fewer domains than replicas can hold one,
   // at all or now. An exclusive job's view leaves out the domains others
   // use, so for it this says more than the free count.
