@@ -41,5 +41,6 @@ Action setup_import(CLI::App& command);
 Action setup_export(CLI::App& command);
 Action setup_export_plan(CLI::App& command);
 Action setup_whatif(CLI::App& command);
+Action setup_simulate(CLI::App& command);
 
 }  // namespace topoplan::cli

@@ -18,6 +18,7 @@ constexpr Command kCommands[] = {
     {"export", "write a topology as Slurm, Kueue or Volcano files", setup_export},
     {"export-plan", "write a plan as sbatch lines (Slurm) or node affinity patches (Kubernetes, Kueue)",
      setup_export_plan},
+    {"simulate", "replay a job trace under each policy: completion times, utilisation, fragmentation", setup_simulate},
 };
 
 }  // namespace

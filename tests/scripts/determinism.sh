@@ -30,9 +30,20 @@ cmp -s x1.svg x2.svg || { echo "svg output differs between runs"; fail=1; }
 for to in slurm kubernetes; do twice export-plan gb200-nvl72:racks=8 plan.yaml --to "$to"; done
 twice export-plan gb200-nvl72:racks=8 plan.yaml --to slurm --reservations
 
+twice simulate dgx-h100:nodes=16 "$root/tests/data/traces/gavel-philly-vc2869ce.trace" --format json
+twice simulate dgx-h100:nodes=4 "$root/tests/data/traces/gavel-philly-vc2869ce.trace" --policies topo,naive \
+  --mtbf "$root/samples/failure-rates-llama3.yaml" --seed 3 --format json
+"$bin" simulate dgx-h100:nodes=2 "$root/tests/data/traces/tiny-16gpu.csv" -o s1.svg >/dev/null &&
+  "$bin" simulate dgx-h100:nodes=2 "$root/tests/data/traces/tiny-16gpu.csv" -o s2.svg >/dev/null
+cmp -s s1.svg s2.svg || { echo "simulate svg output differs between runs"; fail=1; }
+
 # A bad input must not leave an output file behind, not even an empty one.
 printf 'name: bad\nlevels: [cluster, node]\nblocks: {n: {level: node, devices: [{name: g, kind: gpz}]}}\n' >bad.yaml
 if "$bin" render bad.yaml -o out.svg 2>/dev/null; then echo "render of a bad file succeeded"; fail=1; fi
 [ -e out.svg ] && { echo "render left out.svg behind after an error"; fail=1; }
+if "$bin" simulate dgx-h100:nodes=2 "$root/tests/data/traces/bad-trace.csv" -o sim.svg 2>/dev/null; then
+  echo "simulate of a bad trace succeeded"; fail=1
+fi
+[ -e sim.svg ] && { echo "simulate left sim.svg behind after an error"; fail=1; }
 ls -A | grep -q '^\.topoplan-' && { echo "a temporary file was left behind"; fail=1; }
 exit $fail

@@ -77,6 +77,14 @@ for args_file in "$tmp"/*.args; do
     fail=1
   fi
 done
+# The README's chart is the binary's (regenerate it with the same command,
+# run from the source tree, when the cost model or the chart changes).
+chart="simulate dgx-h100:nodes=8 tests/data/traces/gavel-philly-vc2869ce.trace -q -o"
+(cd "$tmp/work" && "$bin" $chart "$tmp/chart.svg" >/dev/null)
+if ! cmp -s "$tmp/chart.svg" "$root/docs/simulate-philly.svg"; then
+  echo "FAIL: docs/simulate-philly.svg is not what 'topoplan $chart FILE' draws"
+  fail=1
+fi
 [[ $count -ge 5 ]] || { echo "only $count outputs found in the documentation"; exit 1; }
 ((fail)) || echo "$count documented outputs match the binary"
 exit $fail

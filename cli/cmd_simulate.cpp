@@ -1,0 +1,204 @@
+// topoplan simulate: replay a job trace under each policy.
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "cli_support.hpp"
+#include "command.hpp"
+#include "topoplan/io/failure_rates.hpp"
+#include "topoplan/placement/policy.hpp"
+#include "topoplan/simulate/simulation_chart.hpp"
+#include "topoplan/simulate/simulation_report.hpp"
+#include "topoplan/simulate/simulator.hpp"
+
+namespace topoplan::cli {
+
+namespace {
+
+struct SimulateOptions {
+  std::string topology;
+  std::string trace;
+  std::string policies = "topo,kueue,slurm,naive";
+  std::string output;
+  Format format = Format::text;
+  double slowdown_scale = 1.0;
+  std::optional<double> comm_fraction;
+  std::string mtbf;
+  std::uint64_t seed = 1;
+  double checkpoint_interval_s = 1800;
+  std::size_t samples = 100;
+  bool quiet = false;
+};
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream s(list);
+  std::string item;
+  while (std::getline(s, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A one-line progress bar on stderr, redrawn in place; only on a terminal.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled) {}
+  ~ProgressBar() { clear(); }
+  void show(const std::string& label, double fraction) {
+    if (!enabled_) return;
+    const int width = 30;
+    const int filled = static_cast<int>(fraction * width + 0.5);
+    const int percent = static_cast<int>(fraction * 100 + 0.5);
+    if (label == label_ && percent == percent_) return;
+    label_ = label;
+    percent_ = percent;
+    fmt::print(std::cerr, "\r{:<24} [{}{}] {:>3} %", label, std::string(static_cast<std::size_t>(filled), '#'),
+               std::string(static_cast<std::size_t>(width - filled), '.'), percent);
+    std::cerr.flush();
+    drawn_ = true;
+  }
+  void clear() {
+    if (!drawn_) return;
+    fmt::print(std::cerr, "\r{}\r", std::string(64, ' '));
+    std::cerr.flush();
+    drawn_ = false;
+  }
+
+ private:
+  bool enabled_;
+  bool drawn_ = false;
+  std::string label_;
+  int percent_ = -1;
+};
+
+int run_simulate(const SimulateOptions& o) {
+  Topology topology = load_topology_argument(o.topology);
+  std::vector<std::string> policies = split(o.policies);
+  if (policies.empty()) throw InputError({}, "--policies needs at least one policy");
+  for (const std::string& p : policies) make_policy(p, topology);  // unknown names fail here, with a suggestion
+
+  auto [path, settings] = parse_trace_argument(o.trace);
+  TraceOptions trace_options;
+  trace_options.settings = settings;
+  trace_options.accelerators = topology.accelerators().size();
+  Trace trace = read_trace(read_input(path), path, trace_options);
+  trace.name = o.trace;
+
+  FailureRates rates;
+  SimulationOptions options;
+  options.slowdown.scale = o.slowdown_scale;
+  options.slowdown.comm_fraction = o.comm_fraction;
+  options.checkpoint_interval_s = o.checkpoint_interval_s;
+  options.samples = o.samples;
+  options.seed = o.seed;
+  if (!o.mtbf.empty()) {
+    rates = parse_failure_rates(read_input(o.mtbf), o.mtbf, topology);
+    options.failures = &rates;
+  }
+  ProgressBar bar(!o.quiet && ::isatty(STDERR_FILENO) != 0);
+  std::string label;
+  options.progress = [&](double f) { bar.show(label, f); };
+
+  label = "simulate: preparing";
+  bar.show(label, 0);
+  Simulator simulator(topology, trace, options);
+  SimulationReport report;
+  report.topology = o.topology;
+  report.trace = o.trace;
+  report.trace_format = trace.format;
+  for (const TraceJob& j : trace.jobs) report.job_ids.push_back(j.id);
+  report.accelerators = topology.accelerators().size();
+  for (const Level& l : topology.levels()) report.levels.push_back(l.name);
+  report.slowdown_scale = o.slowdown_scale;
+  report.comm_fraction = o.comm_fraction;
+  report.checkpoint_interval_s = o.checkpoint_interval_s;
+  report.seed = o.seed;
+  if (!o.mtbf.empty()) report.failures_source = rates.source.empty() ? o.mtbf : rates.source;
+  report.assumptions = trace.assumptions;
+  for (const std::string& p : policies) {
+    label = "simulate: " + p;
+    report.runs.push_back(simulator.run(p));
+    report.metrics.push_back(summarize(report.runs.back()));
+  }
+  bar.clear();
+
+  std::ostringstream text;
+  if (o.format == Format::json) write_simulation_json(text, report);
+  else write_simulation_text(text, report);
+  if (!o.output.empty()) {
+    if (ends_with(o.output, ".svg")) {
+      write_file_atomically(o.output, simulation_svg(report));
+    } else if (ends_with(o.output, ".json")) {
+      std::ostringstream json;
+      write_simulation_json(json, report);
+      write_file_atomically(o.output, json.str());
+    } else {
+      std::ostringstream plain;
+      write_simulation_text(plain, report);
+      write_file_atomically(o.output, plain.str());
+    }
+  }
+  std::cout << text.str();
+  return kSuccess;
+}
+
+}  // namespace
+
+Action setup_simulate(CLI::App& command) {
+  auto o = std::make_shared<SimulateOptions>();
+  command.add_option("TOPO", o->topology, "built-in name (with :key=value parameters) or topology file")->required();
+  command.add_option("TRACE", o->trace,
+                     "job trace: topoplan CSV, Gavel trace, Alibaba openb pod list or AcmeTrace summary "
+                     "(FILE:key=value,... for settings; topoplan-formats(5), TRACES)")
+      ->required();
+  command.add_option("--policies", o->policies, "comma-separated policies (default topo,kueue,slurm,naive)")
+      ->option_text("P,P,...");
+  command.add_option("-o,--output", o->output, "also write the report: .svg a chart, .json JSON, else text")
+      ->option_text("FILE");
+  add_format_option(command, o->format);
+  command.add_option("--slowdown-scale", o->slowdown_scale,
+                     "weight of the slowdown model: 0 off, 1 as modelled (default), 2 twice as strong")
+      ->check(CLI::Range(0.0, 100.0))
+      ->option_text("X");
+  command.add_option("--comm-fraction", o->comm_fraction,
+                     "communication share of the duration for jobs whose trace gives none (default: by size)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->option_text("F");
+  auto* mtbf = command.add_option("--mtbf", o->mtbf, "inject failures at these rates (topoplan-formats(5), FAILURE RATES)")
+                   ->option_text("FILE");
+  command.add_option("--seed", o->seed, "seed of the failure stream (default 1)")->needs(mtbf)->option_text("N");
+  command.add_option("--checkpoint-interval", o->checkpoint_interval_s,
+                     "seconds between a running job's checkpoints; a failed job restarts from the last one "
+                     "(default 1800; 0: from the start)")
+      ->check(CLI::Range(0.0, 1e9))
+      ->option_text("S");
+  command.add_option("--samples", o->samples, "points of the timeline, at least (default 100)")
+      ->check(CLI::Range(1, 100000))
+      ->option_text("N");
+  command.add_flag("-q,--quiet", o->quiet, "no progress bar (there is none unless stderr is a terminal)");
+  command.footer(
+      "Replays the trace once per policy: jobs arrive, wait in one queue (priority, then\n"
+      "arrival, EASY backfill: the same rule for every policy), start where the policy\n"
+      "places them, run their trace duration stretched by our slowdown model, and release\n"
+      "their accelerators. Per policy: job completion time (jct) and queueing delay, mean\n"
+      "and p95, utilisation, the largest free island per level, the slowdown of jobs and\n"
+      "the jobs that never started. Rules, model and sources: topoplan(1), SIMULATION.\n\n"
+      "Examples:\n"
+      "  topoplan simulate dgx-h100:nodes=8 tests/data/traces/gavel-philly-vc2869ce.trace -o report.svg\n"
+      "  topoplan simulate dgx-h100:nodes=64 tests/data/traces/openb_pod_list_default.csv:sharing=skip "
+      "--policies topo,naive\n"
+      "  topoplan simulate gb200-nvl72:racks=8 tests/data/traces/acme-cluster-summary.csv:cluster=Kalos,jobs=2000 "
+      "--mtbf samples/failure-rates-llama3.yaml --seed 2 --format json");
+  return [o]() { return run_simulate(*o); };
+}
+
+}  // namespace topoplan::cli
