@@ -273,7 +273,7 @@ std::optional<std::vector<DomainId>> KueuePolicy::within_domains(const CapacityV
 
   std::vector<DomainId> sorted(last - first);
   std::iota(sorted.begin(), sorted.end(), first);
-  std::sort(sorted.begin(), sorted.end(), [&](DomainId a, DomainId b) {
+  std::sort(sorted.begin(), sorted.end(), [&, first = first](DomainId a, DomainId b) {
     if (slices[a - first] != slices[b - first]) return slices[a - first] > slices[b - first];
     if (run.pods(a) != run.pods(b)) return run.pods(a) < run.pods(b);
     if (lex[a] != lex[b]) return lex[a] < lex[b];

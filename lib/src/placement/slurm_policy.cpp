@@ -229,7 +229,7 @@ std::vector<std::uint32_t> SlurmPolicy::place(const CapacityView& view, const Pl
   std::int64_t rem_nodes = whole ? request.units : 1;
   std::uint32_t rem_accels = whole ? 0 : request.units;
   std::vector<std::pair<DomainId, std::uint32_t>> taken;  // node, accelerators (0 = whole node)
-  auto take_from = [&](DomainId n) {
+  auto take_from = [&, first_node = first_node](DomainId n) {
     std::uint32_t o = offer[n - first_node];
     if (!candidate[n - first_node]) return false;
     candidate[n - first_node] = 0;
