@@ -11,6 +11,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "topoplan/io/file_kind.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan::yaml {
@@ -18,11 +19,14 @@ namespace topoplan::yaml {
 /// Where `node` starts in `file` (1-based); line 0 when yaml-cpp has no mark.
 SourceLocation where(const std::string& file, const YAML::Node& node);
 
-/// Parses a whole document; syntax errors become InputError with position.
-/// Hostile inputs (very deep nesting) are refused before yaml-cpp sees them.
-YAML::Node parse(std::string_view text, const std::string& file);
+/// Parses a whole document; syntax errors become InputError with position
+/// and, when the text seems to be another kind of file than `expected`, a
+/// hint saying what it is (file_kind_hint). Hostile inputs (deep nesting,
+/// alias bombs) are refused.
+YAML::Node parse(std::string_view text, const std::string& file, FileKind expected = FileKind::unknown);
 /// Parses a stream of `---`-separated documents.
-std::vector<YAML::Node> parse_all(std::string_view text, const std::string& file);
+std::vector<YAML::Node> parse_all(std::string_view text, const std::string& file,
+                                  FileKind expected = FileKind::unknown);
 
 /// Reads one YAML mapping with diagnostics: unknown keys are reported (with a
 /// suggestion for a close known key), and typed getters report wrong types.
