@@ -22,5 +22,6 @@ std::string export_slurm_block(const Topology& topology, const ExportOptions& op
 std::string export_slurm_yaml(const Topology& topology, const ExportOptions& options);
 std::string export_kueue(const Topology& topology, const ExportOptions& options);
 std::string export_volcano(const Topology& topology, const ExportOptions& options);
+std::string export_native(const Topology& topology, const ExportOptions& options);
 
 }  // namespace topoplan::formats
