@@ -1,4 +1,5 @@
 // topoplan plan | evaluate | compare | check
+#include <cctype>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -33,16 +34,19 @@ struct PlanCommandOptions {
   PlanFormat format = PlanFormat::text;
 };
 
-void add_plan_format(CLI::App& command, PlanFormat& format) {
-  command
-      .add_option_function<std::string>(
-          "--format",
-          [&format](const std::string& v) {
-            format = v == "json" ? PlanFormat::json : v == "yaml" ? PlanFormat::yaml : PlanFormat::text;
-          },
-          "output format: text (default), json or yaml")
-      ->check(CLI::IsMember({"text", "json", "yaml"}))
-      ->option_text("text|json|yaml");
+// `--format`: plans print as text, JSON or YAML (the file format); reports
+// (compare, check) as text or JSON.
+void add_plan_format(CLI::App& command, PlanFormat& format, bool yaml = true) {
+  auto* option = command.add_option_function<std::string>(
+      "--format",
+      [&format](const std::string& v) {
+        format = v == "json" ? PlanFormat::json : v == "yaml" ? PlanFormat::yaml : PlanFormat::text;
+      },
+      yaml ? "output format: text (default), json or yaml (the plan file format)" : "output format: text (default) or json");
+  if (yaml)
+    option->check(CLI::IsMember({"text", "json", "yaml"}))->option_text("text|json|yaml");
+  else
+    option->check(CLI::IsMember({"text", "json"}))->option_text("text|json");
 }
 
 void print_warning(const Diagnostic& d) { fmt::print(std::cerr, "topoplan: warning: {}\n", d.str()); }
@@ -82,17 +86,29 @@ std::string render_plan(const Topology& topology, const Plan& plan, PlanFormat f
   return out.str();
 }
 
+// -o FILE: .json for JSON, .yaml or .yml for YAML, in any case (as render's
+// extensions); anything else is refused rather than silently written as YAML.
+PlanFormat plan_file_format(const std::string& path) {
+  refuse_directory(path);
+  std::string base = path.substr(path.rfind('/') + 1);
+  std::size_t dot = base.rfind('.');
+  std::string ext = dot == std::string::npos ? "" : base.substr(dot + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == "json") return PlanFormat::json;
+  if (ext == "yaml" || ext == "yml") return PlanFormat::yaml;
+  throw InputError({path, 0, 0}, fmt::format("{}; plan files are .yaml (or .yml) or .json",
+                                             ext.empty() ? "no extension" : "unknown extension '." + base.substr(dot + 1) + "'"));
+}
+
 // -o FILE: the extension picks JSON or YAML; stdout still gets the table.
 int emit(const Topology& topology, const Plan& plan, const PlanCommandOptions& o) {
-  if (!o.output.empty()) {
-    bool json = o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".json";
-    write_file_atomically(o.output, render_plan(topology, plan, json ? PlanFormat::json : PlanFormat::yaml));
-  }
+  if (!o.output.empty()) write_file_atomically(o.output, render_plan(topology, plan, plan_file_format(o.output)));
   std::cout << render_plan(topology, plan, o.format);
   return kSuccess;
 }
 
 int run_plan(const PlanCommandOptions& o) {
+  if (!o.output.empty()) plan_file_format(o.output);  // before the work, not after it
   Topology topology = load_topology_argument(o.topology);
   std::vector<Job> jobs = load_jobs(o.jobs, topology, o).jobs;
   PlanOptions options;
@@ -205,7 +221,7 @@ Action setup_plan(CLI::App& command) {
   add_level_labels(command, *o);
   command.add_option("--policy", o->policy, "placement policy (default topo; see below)")->option_text("P");
   command.add_option("--occupied", o->occupied, "a plan whose accelerators are already taken")->option_text("PLAN");
-  command.add_option("-o,--output", o->output, "also write the plan to FILE (.json for JSON, else YAML)")
+  command.add_option("-o,--output", o->output, "also write the plan to FILE: .yaml (or .yml) or .json")
       ->option_text("FILE");
   add_plan_format(command, o->format);
   command.footer(
@@ -246,7 +262,7 @@ Action setup_compare(CLI::App& command) {
   add_level_labels(command, *o);
   command.add_option("--policies", o->policies, "comma-separated policies (default topo,kueue,slurm,naive)")
       ->option_text("P,P,...");
-  add_plan_format(command, o->format);
+  add_plan_format(command, o->format, false);
   command.footer(
       "One table: per job and policy the estimated communication time per step (with\n"
       "the other jobs sharing links) and the domains it spans per level; then the\n"
@@ -262,7 +278,7 @@ Action setup_check(CLI::App& command) {
   command.add_option("JOBS", o->jobs, "job manifests to gate (topoplan, Kubernetes or sbatch)")->required();
   add_level_labels(command, *o);
   command.add_option("--policy", o->policy, "placement policy (default topo)")->option_text("P");
-  add_plan_format(command, o->format);
+  add_plan_format(command, o->format, false);
   command.footer("Exit status: 0 when every job places and every constraint holds, 1 otherwise\n"
                  "(one line per problem, also for what Kueue, Volcano or sbatch would reject),\n"
                  "2 for unreadable input.\n\n"

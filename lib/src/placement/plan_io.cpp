@@ -9,6 +9,7 @@
 
 #include "job_reader.hpp"
 #include "topoplan/io/hostlist.hpp"
+#include "topoplan/placement/job_levels.hpp"
 #include "topoplan/support/json_writer.hpp"
 
 namespace topoplan {
@@ -28,6 +29,7 @@ std::string span_text(const Topology& t, const Span& span) {
 
 std::string seconds_text(double s) {
   if (s < 0) return "-";
+  if (s == 0) return "none";  // nothing to communicate (one rank, or inference without parallelism)
   if (s >= 1) return fmt::format("{:.3f} s", s);
   if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
   return fmt::format("{:.1f} us", s * 1e6);
@@ -243,6 +245,11 @@ class YamlMap {
     return *this;
   }
 
+  /// A number already formatted, written unquoted.
+  struct Number {
+    std::string text;
+  };
+  static std::string scalar(const Number& v) { return v.text; }
   static std::string scalar(bool v) { return v ? "true" : "false"; }
   static std::string scalar(const std::string& v) { return quote(v); }
   static std::string scalar(const char* v) { return quote(v); }
@@ -344,7 +351,8 @@ void write_plan_yaml(std::ostream& out, const Topology& t, const Plan& plan) {
       std::vector<std::string> nodes;
       for (DomainId n : span.nodes) nodes.emplace_back(t.hostname(n));
       yaml_list(out, 4, "hosts", {compress_hostlist(nodes)});
-      if (p.shared_step_seconds >= 0) map.field("step_seconds", format_number(p.shared_step_seconds, 9));
+      if (p.shared_step_seconds >= 0)
+        map.field("step_seconds", YamlMap::Number{format_number(p.shared_step_seconds, 9)});
     } else {
       map.field("reason", p.reason);
       if (!p.suggestion.empty()) map.field("suggestion", p.suggestion);
@@ -380,10 +388,17 @@ class PlanReader {
   DiagnosticSink& sink_;
   const Topology& t_;
   TopologyIndex index_;
+  std::set<DeviceId> listed_;  // the accelerators of the entry being read, for repeats
 };
 
 std::vector<DeviceId> PlanReader::devices(const YAML::Node& node, bool nodes_only) {
-  std::vector<std::pair<std::string, SourceLocation>> names;
+  // Each name with the list item it came from (its text and position).
+  struct Name {
+    std::string name;
+    std::size_t item;
+  };
+  std::vector<Name> names;
+  std::vector<std::pair<std::string, SourceLocation>> items;
   auto add_list = [&](const YAML::Node& item) {
     auto text = yaml::scalar(item, file_, sink_, "a device list");
     if (!text) return;
@@ -392,34 +407,57 @@ std::vector<DeviceId> PlanReader::devices(const YAML::Node& node, bool nodes_onl
       sink_.error(yaml::where(file_, item), fmt::format("in '{}': {}", *text, e.error));
       return;
     }
-    for (std::string& n : e.names) names.emplace_back(std::move(n), yaml::where(file_, item));
+    items.emplace_back(*text, yaml::where(file_, item));
+    for (std::string& n : e.names) names.push_back({std::move(n), items.size() - 1});
   };
   if (node.IsSequence())
     for (const YAML::Node& item : node) add_list(item);
   else
     add_list(node);
   std::vector<DeviceId> out;
-  std::size_t unknown = 0;
-  for (const auto& [name, where] : names) {
+  // Unknown names and repeats per item: the first is reported, with how
+  // many more. A rank list names each accelerator once: a repeat is reported
+  // here, where it was written, rather than by the pricing of the plan.
+  std::vector<std::pair<std::string, std::size_t>> unknown(items.size());
+  std::vector<std::pair<std::string, std::size_t>> repeated(items.size());
+  auto add = [&](DeviceId d, std::size_t item) {
+    if (!listed_.insert(d).second) {
+      if (repeated[item].second++ == 0) repeated[item].first = t_.device_name(d);
+      return;
+    }
+    out.push_back(d);
+  };
+  for (const auto& [name, item] : names) {
+    const SourceLocation& where = items[item].second;
     if (!nodes_only) {
       if (auto d = index_.find_device(name)) {
         if (!is_accelerator(t_.device(*d).kind))
           sink_.error(where, fmt::format("'{}' is a {}, not an accelerator", name, kind_name(t_.device(*d).kind)));
-        out.push_back(*d);
+        else
+          add(*d, item);
         continue;
       }
     }
     auto domain = index_.find_domain(name);
     if (domain && t_.domain(*domain).level == t_.host_level()) {
       const Domain& n = t_.domain(*domain);
-      for (std::uint32_t a = n.accel_begin; a < n.accel_end; ++a) out.push_back(t_.accelerators()[a]);
+      for (std::uint32_t a = n.accel_begin; a < n.accel_end; ++a) add(t_.accelerators()[a], item);
       continue;
     }
-    if (++unknown <= 5)
-      sink_.error(where, fmt::format("'{}' is not {} of topology '{}'", name,
-                                     nodes_only ? "a node" : "an accelerator or node", t_.name()));
+    if (unknown[item].second++ == 0) unknown[item].first = name;
   }
-  if (unknown > 5) sink_.error(yaml::where(file_, node), fmt::format("{} more unknown names", unknown - 5));
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (auto [first, count] = unknown[i]; count > 0) {
+      std::string more = count == 1 ? "" : fmt::format(" (and {} more of '{}')", count - 1, items[i].first);
+      sink_.error(items[i].second, fmt::format("'{}' is not {} of topology '{}'{}", first,
+                                               nodes_only ? "a node" : "an accelerator or node", t_.name(), more));
+    }
+    if (auto [first, count] = repeated[i]; count > 0) {
+      std::string more = count == 1 ? "" : fmt::format(" (and {} more)", count - 1);
+      sink_.error(items[i].second, fmt::format("'{}' in '{}' is listed twice in this entry's devices{}", first,
+                                               items[i].first, more));
+    }
+  }
   return out;
 }
 
@@ -434,7 +472,7 @@ void PlanReader::entry(const YAML::Node& node, Plan& plan) {
   std::optional<Job> job;
   if (node["job"].IsDefined()) {
     YAML::Node spec = YAML::Clone(node["job"]);
-    if (spec.IsMap()) spec["name"] = node["name"];
+    if (spec.IsMap() && node["name"].IsDefined()) spec["name"] = node["name"];
     yaml::MapReader outer(node, file_, sink_, "a plan entry");
     std::vector<std::string_view> keys = kPlanEntryKeys;
     keys.push_back("name");
@@ -447,9 +485,12 @@ void PlanReader::entry(const YAML::Node& node, Plan& plan) {
   if (!job || sink_.size() != before) return;
 
   JobPlacement p;
+  listed_.clear();
   bool placed = true;
   if (node["placed"].IsDefined()) {
     auto text = yaml::scalar(node["placed"], file_, sink_, "'placed'");
+    if (text && *text != "true" && *text != "false")
+      sink_.error(yaml::where(file_, node["placed"]), fmt::format("'placed' is true or false, not '{}'", *text));
     placed = text && *text == "true";
   }
   // topoplan's own plans list devices and, for reading, their hosts; the
@@ -473,9 +514,20 @@ void PlanReader::entry(const YAML::Node& node, Plan& plan) {
   } else if (hosts.IsDefined()) {
     p.replicas.push_back(devices(hosts, true));
   }
+  if (sink_.size() != before) return;
+  // (An entry that is not placed may list no devices, as topoplan's JSON does.)
+  for (const std::vector<DeviceId>& replica : p.replicas)
+    if (placed && replica.empty()) {
+      sink_.error(yaml::where(file_, node), fmt::format("plan entry '{}' lists no accelerator", job->name));
+      return;
+    }
   p.placed = placed && !p.replicas.empty();
   if (!p.placed) p.replicas.clear();
-  if (!p.placed) p.reason = node["reason"].IsScalar() ? node["reason"].Scalar() : "not placed in this plan";
+  if (!p.placed) {
+    // IsDefined first: a missing key's node throws on every other question.
+    const YAML::Node reason = node["reason"];
+    p.reason = reason.IsDefined() && reason.IsScalar() ? reason.Scalar() : "not placed in this plan";
+  }
   // Sizes follow the devices where the entry does not give them.
   if (p.placed) {
     job->replicas = static_cast<std::uint32_t>(p.replicas.size());
@@ -513,10 +565,11 @@ void PlanReader::read(const YAML::Node& root, Plan& plan) {
 }  // namespace
 
 Plan parse_plan_yaml(std::string_view text, const std::string& file, const Topology& topology) {
-  YAML::Node root = yaml::parse(text, file);
+  YAML::Node root = yaml::parse(text, file, FileKind::plan);
   DiagnosticSink sink;
   Plan plan;
   PlanReader(file, sink, topology).read(root, plan);
+  for (const Job& job : plan.jobs) check_job_levels(topology, job, sink);
   sink.throw_if_any();
   return plan;
 }

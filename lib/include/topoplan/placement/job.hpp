@@ -53,6 +53,11 @@ struct Job {
   std::string queue;                      // Kueue LocalQueue, Volcano queue, Slurm partition
   std::string priority_class;             // Kubernetes (Workload)PriorityClass name
   SourceLocation where;                   // where the job is defined
+  /// Where each level constraint above is written (its value), for errors
+  /// about the level; a location left empty means `where`.
+  struct LevelKeys {
+    SourceLocation required, preferred, spread, replicas_within, exclusive_level;
+  } level_where;
 
   /// Accelerators of all replicas, when known without a topology (0 for
   /// whole-node requests, which depend on the node size).
