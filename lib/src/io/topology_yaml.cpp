@@ -669,6 +669,45 @@ class Instantiator {
     return names;
   }
 
+  // At least what one domain of `block` holds, counting only fixed device
+  // lists and child counts (templates count as nothing), so that a bomb
+  // (a million children of a million GPUs) fails before it is built.
+  struct Size {
+    std::uint64_t devices = 0;
+    std::uint64_t domains = 0;
+  };
+  static std::uint64_t saturate(std::uint64_t a, std::uint64_t b) {
+    constexpr std::uint64_t kCap = std::uint64_t{1} << 62;
+    return b != 0 && a > kCap / b ? kCap : std::min(kCap, a * b);
+  }
+  const Size& least_size(const Block& block) {
+    if (auto it = least_sizes_.find(&block); it != least_sizes_.end()) return it->second;
+    Size s;
+    least_sizes_[&block] = s;  // a placeholder while the children are summed (levels make cycles impossible)
+    for (const DeviceRule& rule : block.devices)
+      if (is_fixed(rule.names)) s.devices += expand_names(rule.names).size();
+    for (const ChildRule& rule : block.children) {
+      std::uint64_t count = 0;
+      if (rule.names && is_fixed(*rule.names))
+        count = expand_names(*rule.names).size();
+      else if (!rule.names && is_fixed(rule.count))
+        count = static_cast<std::uint64_t>(
+            std::max<long long>(0, yaml::parse_integer(rule.count.value).value_or(0)));
+      const Size& child = least_size(spec_.blocks[rule.block]);
+      s.devices = std::min(std::uint64_t{1} << 62, s.devices + saturate(count, child.devices));
+      s.domains = std::min(std::uint64_t{1} << 62, s.domains + saturate(count, child.domains + 1));
+    }
+    return least_sizes_[&block] = s;
+  }
+  void check_room(const Block& child, long long count, const SourceLocation& where) {
+    const Size& s = least_size(child);
+    auto n = static_cast<std::uint64_t>(count);
+    if (b_.device_count() + saturate(n, s.devices) > TopologyLimits::max_devices)
+      fail(where, fmt::format("the topology would have more than {} devices", TopologyLimits::max_devices));
+    if (b_.domain_count() + saturate(n, s.domains + 1) > TopologyLimits::max_domains)
+      fail(where, fmt::format("the topology would have more than {} domains", TopologyLimits::max_domains));
+  }
+
   void check_size(const SourceLocation& where) {
     if (b_.device_count() > TopologyLimits::max_devices)
       fail(where, fmt::format("the topology would have more than {} devices", TopologyLimits::max_devices));
@@ -722,6 +761,7 @@ class Instantiator {
       const std::vector<std::string>* listed = rule.names ? &expand_names(*rule.names) : nullptr;
       long long count = listed ? static_cast<long long>(listed->size())
                                : expand_int(rule.count, 0, static_cast<long long>(TopologyLimits::max_domains), "count");
+      check_room(child, count, rule.names ? rule.names->where : rule.count.where);
       const Text listed_name{"{name}", rule.names ? rule.names->where : SourceLocation{}};
       const Text& name_template = listed ? listed_name : rule.name;
       auto set_listed = [&](long long k) {
@@ -944,6 +984,8 @@ class Instantiator {
   std::vector<long long> level_counter_;
   std::vector<std::vector<DeviceId>> devices_of_;
   std::string path_hint(const std::string& domain_part, const NamePattern& dp) const;
+
+  std::unordered_map<const Block*, Size> least_sizes_;
 
   std::vector<std::string> paths_;
   std::unordered_map<std::string, std::vector<std::string>> name_cache_;

@@ -9,6 +9,7 @@
 
 #include "job_reader.hpp"
 #include "topoplan/io/hostlist.hpp"
+#include "topoplan/io/topology_yaml.hpp"
 #include "topoplan/placement/job_levels.hpp"
 #include "topoplan/support/json_writer.hpp"
 
@@ -402,7 +403,7 @@ std::vector<DeviceId> PlanReader::devices(const YAML::Node& node, bool nodes_onl
   auto add_list = [&](const YAML::Node& item) {
     auto text = yaml::scalar(item, file_, sink_, "a device list");
     if (!text) return;
-    HostlistExpansion e = expand_hostlist(*text, 10'000'000);
+    HostlistExpansion e = expand_hostlist(*text, TopologyLimits::max_devices);  // no topology has more
     if (!e.ok()) {
       sink_.error(yaml::where(file_, item), fmt::format("in '{}': {}", *text, e.error));
       return;
