@@ -9,6 +9,7 @@
 
 #include "cli_support.hpp"
 #include "command.hpp"
+#include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/comparison.hpp"
 #include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/manifests/job_manifest.hpp"

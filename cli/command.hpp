@@ -39,5 +39,6 @@ Action setup_compare(CLI::App& command);
 Action setup_check(CLI::App& command);
 Action setup_import(CLI::App& command);
 Action setup_export(CLI::App& command);
+Action setup_export_plan(CLI::App& command);
 
 }  // namespace topoplan::cli

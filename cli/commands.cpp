@@ -14,6 +14,8 @@ constexpr Command kCommands[] = {
     {"check", "CI gate: exit 0 when every job places and every constraint holds", setup_check},
     {"import", "turn Slurm, Kubernetes, NCCL, nvidia-smi, ibnetdiscover or Topograph files into a topology", setup_import},
     {"export", "write a topology as Slurm, Kueue or Volcano files", setup_export},
+    {"export-plan", "write a plan as sbatch lines (Slurm) or node affinity patches (Kubernetes, Kueue)",
+     setup_export_plan},
 };
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "topoplan/model/topology_validation.hpp"
 #include "topoplan/placement/jobs_yaml.hpp"
 #include "topoplan/placement/plan_io.hpp"
+#include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/planner.hpp"
 #include "topoplan/render/render.hpp"
 #include "topoplan/support/error.hpp"
@@ -101,7 +102,7 @@ void jobs_yaml(std::string_view data) { parse_jobs_yaml(data, "fuzz.yaml"); }
 
 void kubernetes_manifests(std::string_view data) {
   const std::string file = "fuzz.yaml";
-  std::vector<YAML::Node> documents = yaml::parse_all(data, file);
+  std::vector<yaml::Node> documents = yaml::parse_all(data, file);
   LevelMap levels(cluster(), {});
   DiagnosticSink sink;
   PriorityClasses classes;

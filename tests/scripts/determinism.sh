@@ -26,6 +26,9 @@ done
 twice topology show "$root/samples/topograph-nvl72.yaml"
 "$bin" render gb200-nvl72:racks=2 --level rack -o x1.svg && "$bin" render gb200-nvl72:racks=2 --level rack -o x2.svg
 cmp -s x1.svg x2.svg || { echo "svg output differs between runs"; fail=1; }
+"$bin" plan gb200-nvl72:racks=8 "$root/samples/jobs-nvl72.yaml" -o plan.yaml >/dev/null
+for to in slurm kubernetes; do twice export-plan gb200-nvl72:racks=8 plan.yaml --to "$to"; done
+twice export-plan gb200-nvl72:racks=8 plan.yaml --to slurm --reservations
 
 # A bad input must not leave an output file behind, not even an empty one.
 printf 'name: bad\nlevels: [cluster, node]\nblocks: {n: {level: node, devices: [{name: g, kind: gpz}]}}\n' >bad.yaml

@@ -13,22 +13,25 @@ text = open(MAN, encoding="utf-8").read()
 synopsis = text[text.index(".SH SYNOPSIS"):text.index(".SH DESCRIPTION")]
 entries = {}
 for chunk in synopsis.split(".br"):
-    m = re.search(r"^\.B topoplan ((?:topology )?[a-z]+)", chunk, re.M)
+    m = re.search(r"^\.B topoplan ((?:topology )?[a-z][a-z\\-]*)", chunk, re.M)
     if not m:
         continue
     body = chunk.split(".PP")[0].replace("\\-", "-")
     options = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", body))
     formats = re.search(r"--format\n\.BR ([a-z| ]+)", body)
-    entries[m.group(1)] = (options, formats.group(1).replace(" ", "").split("|") if formats else [])
+    entries[m.group(1).replace("\\-", "-")] = (options, formats.group(1).replace(" ", "").split("|") if formats else [])
 failures = []
 commands = ["topology list", "topology show", "topology validate", "render", "cost", "plan", "evaluate",
-            "compare", "check", "import", "export"]
+            "compare", "check", "import", "export", "export-plan"]
 for command in commands:
     help_text = subprocess.run([BIN, *command.split(), "--help"], capture_output=True, text=True).stdout
     options = set()
     formats = []
-    for line in help_text.splitlines():
-        m = re.match(r"^\s+((?:-[a-z],)?--[a-z-]+)(?:\s+(\S+))?", line)
+    # Options are the two-space-indented lines of the "Options:" section (the
+    # prose after it may mention options on indented lines of its own).
+    section = help_text.split("\nOptions:\n", 1)[-1].split("\n\n", 1)[0]
+    for line in section.splitlines():
+        m = re.match(r"^  ((?:-[a-z],)?--[a-z-]+)(?:\s+(\S+))?", line)
         if not m:
             continue
         for name in m.group(1).split(","):

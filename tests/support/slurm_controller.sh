@@ -95,7 +95,8 @@ slurm_leaves() {
 # slurm_start_ctld DIR: DIR holds topology.conf and leaves.txt (slurm_leaves);
 # writes DIR/slurm.conf with one State=CLOUD node per host, in that order
 # (Slurm's node bitmap order), starts the controller and sets CTLD_PID and
-# SLURM_CONF.
+# SLURM_CONF. SLURM_NODE_ATTRS (default CPUs=1) describes every node, e.g.
+# "CPUs=144 Gres=gpu:4"; SLURM_EXTRA_CONF is added to slurm.conf (GresTypes=gpu).
 slurm_start_ctld() {
   local dir=$1 port ctld
   ctld=$(slurm_ctld_binary)
@@ -104,7 +105,8 @@ slurm_start_ctld() {
   mkdir -p "$dir/state" "$dir/spool"
   # Loopback addresses: messages to the nodes fail at once instead of
   # waiting for name resolution.
-  awk '{print "NodeName=" $1 " CPUs=1 State=CLOUD NodeAddr=127.0.0.1"}' "$dir/leaves.txt" >"$dir/nodes.conf"
+  awk -v attrs="${SLURM_NODE_ATTRS:-CPUs=1}" '{print "NodeName=" $1 " " attrs " State=CLOUD NodeAddr=127.0.0.1"}' \
+    "$dir/leaves.txt" >"$dir/nodes.conf"
   cat >"$dir/slurm.conf" <<EOF
 ClusterName=topoplantest
 SlurmctldHost=$(hostname -s)(127.0.0.1)
@@ -141,11 +143,16 @@ SlurmctldParameters=power_save_interval=1,power_save_min_interval=0
 DebugFlags=Power
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
+${SLURM_EXTRA_CONF:-}
 Include $dir/nodes.conf
 PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
   export SLURM_CONF=$dir/slurm.conf
-  "$ctld" -D -c -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 &
+  # Slurm tells its daemons by program name (run_in_daemon() in
+  # src/common/run_in_daemon.c): started as slurmctld-wlm it reads no node's Gres=
+  # (gres_name_filter() runs only "in a daemon"), so start it as slurmctld.
+  ln -sf "$ctld" "$dir/slurmctld"
+  "$dir/slurmctld" -D -c -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 &
   CTLD_PID=$!
   for _ in $(seq 150); do
     scontrol ping >/dev/null 2>&1 && return 0

@@ -288,7 +288,7 @@ TEST_CASE("k8s-nodes errors name the file, line and column") {
         "nodes.yaml:6:25: 'spec.unschedulable' is 'maybe'; it must be true or false\n");
   CHECK(import_error(list_of(node_yaml("n1", {{"nvidia.com/gpu.clique", "a/b[0]"}}, 8))) ==
         "nodes.yaml:9:30: label nvidia.com/gpu.clique is 'a/b[0]', not a label value\n");
-  CHECK_THAT(import_error("items: [\n"), Catch::StartsWith("nodes.yaml:2:1: invalid YAML"));
+  CHECK_THAT(import_error("items: [\n"), Catch::StartsWith("nodes.yaml:1:9: invalid YAML"));
   CHECK(import_error("") == "the input holds no Node\n");
 
   ImportOptions o;

@@ -1,3 +1,4 @@
+#include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/planner.hpp"
 
 #include <catch2/catch.hpp>

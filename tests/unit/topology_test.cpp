@@ -60,6 +60,19 @@ TEST_CASE("accelerators are in hierarchy order and domains own ranges") {
   CHECK(t.accelerator_index(accels[2]) == 2);
 }
 
+TEST_CASE("descendants at a level are a contiguous range") {
+  Topology t = small();
+  auto [r1, r0] = std::pair{t.domains_at(1).first, t.domains_at(1).first + 1};
+  auto nodes = t.domains_at(2);
+  CHECK(t.descendants_at(r1, 2) == std::pair{nodes.first, nodes.first + 1});
+  CHECK(t.descendants_at(r0, 2) == std::pair{nodes.first + 1, nodes.second});
+  CHECK(t.descendants_at(t.root(), 2) == nodes);
+  CHECK(t.descendants_at(t.root(), 1) == t.domains_at(1));
+  CHECK(t.descendants_at(r0, 1) == std::pair{r0, r0 + 1});
+  auto coarser = t.descendants_at(nodes.first, 1);
+  CHECK(coarser.first == coarser.second);
+}
+
 TEST_CASE("links are found from both ends and keep their multiplicity") {
   Topology t = small();
   TopologyIndex index(t);

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 
+#include "topoplan/formats/plan_export.hpp"
 #include "topoplan/formats/topology_export.hpp"
 #include "topoplan/formats/topology_import.hpp"
 
@@ -23,5 +24,8 @@ std::string export_slurm_yaml(const Topology& topology, const ExportOptions& opt
 std::string export_kueue(const Topology& topology, const ExportOptions& options);
 std::string export_volcano(const Topology& topology, const ExportOptions& options);
 std::string export_native(const Topology& topology, const ExportOptions& options);
+
+PlanExport export_plan_slurm(const Topology& topology, const Plan& plan, const PlanExportOptions& options);
+PlanExport export_plan_kubernetes(const Topology& topology, const Plan& plan, const PlanExportOptions& options);
 
 }  // namespace topoplan::formats

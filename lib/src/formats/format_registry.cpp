@@ -26,6 +26,12 @@ constexpr ExportFormat kExportFormats[] = {
     {"native", "topoplan's own format (topoplan-topology(5)), parameters applied: a file to start from", export_native},
 };
 
+constexpr PlanExportFormat kPlanExportFormats[] = {
+    {"slurm", "sbatch lines pinned to the plan's nodes (--reservations: in reservations)", export_plan_slurm},
+    {"kubernetes", "per job a pod template patch: node affinity on kubernetes.io/hostname", export_plan_kubernetes},
+    {"kueue", "the same patches: Kueue's topology-aware scheduling keeps to them (v0.15+)", export_plan_kubernetes},
+};
+
 template <typename T>
 const T* find_by_name(std::span<const T> all, std::string_view name) {
   auto it = std::find_if(all.begin(), all.end(), [&](const T& f) { return f.name == name; });
@@ -38,5 +44,9 @@ std::span<const ImportFormat> import_formats() { return kImportFormats; }
 const ImportFormat* find_import_format(std::string_view name) { return find_by_name(import_formats(), name); }
 std::span<const ExportFormat> export_formats() { return kExportFormats; }
 const ExportFormat* find_export_format(std::string_view name) { return find_by_name(export_formats(), name); }
+std::span<const PlanExportFormat> plan_export_formats() { return kPlanExportFormats; }
+const PlanExportFormat* find_plan_export_format(std::string_view name) {
+  return find_by_name(plan_export_formats(), name);
+}
 
 }  // namespace topoplan

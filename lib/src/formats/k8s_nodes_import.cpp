@@ -94,7 +94,7 @@ class NodeReader {
   NodeReader(const std::string& file, DiagnosticSink& sink, std::vector<NodeRecord>& out)
       : file_(file), sink_(sink), out_(out) {}
 
-  void document(const YAML::Node& doc) {
+  void document(const yaml::Node& doc) {
     if (doc.IsNull() || !doc.IsDefined()) return;  // an empty document between `---`
     if (!doc.IsMap()) {
       error(doc, "expected a Node or a List of Nodes (kubectl get nodes -o json|yaml)");
@@ -102,13 +102,13 @@ class NodeReader {
     }
     std::string kind = scalar_or(doc["kind"], "");
     if (kind == "List" || kind == "NodeList" || (kind.empty() && doc["items"].IsDefined())) {
-      const YAML::Node items = doc["items"];
+      const yaml::Node items = doc["items"];
       if (!items.IsDefined() || items.IsNull()) return;
       if (!items.IsSequence()) {
         error(items, "'items' of a List must be a list of Nodes");
         return;
       }
-      for (const YAML::Node& item : items) node(item, true);
+      for (const yaml::Node& item : items) node(item, true);
     } else if (kind == "Node") {
       node(doc, false);
     } else {
@@ -119,15 +119,15 @@ class NodeReader {
   }
 
  private:
-  void error(const YAML::Node& at, std::string message) { sink_.error(yaml::where(file_, at), std::move(message)); }
+  void error(const yaml::Node& at, std::string message) { sink_.error(yaml::where(file_, at), std::move(message)); }
 
-  std::string scalar_or(const YAML::Node& n, std::string fallback) {
+  std::string scalar_or(const yaml::Node& n, std::string fallback) {
     return n.IsDefined() && n.IsScalar() ? n.Scalar() : fallback;
   }
 
   // A mapping, or nothing (absent or null); anything else is reported.
-  std::optional<YAML::Node> mapping(const YAML::Node& parent, const char* key, std::string_view what) {
-    const YAML::Node n = parent[key];
+  std::optional<yaml::Node> mapping(const yaml::Node& parent, const char* key, std::string_view what) {
+    const yaml::Node n = parent[key];
     if (!n.IsDefined() || n.IsNull()) return std::nullopt;
     if (!n.IsMap()) {
       error(n, fmt::format("{} must be a mapping", what));
@@ -136,8 +136,8 @@ class NodeReader {
     return n;
   }
 
-  std::optional<long long> count(const YAML::Node& resources, std::string_view resource, std::string_view where) {
-    const YAML::Node n = resources[std::string(resource)];
+  std::optional<long long> count(const yaml::Node& resources, std::string_view resource, std::string_view where) {
+    const yaml::Node n = resources[std::string(resource)];
     if (!n.IsDefined()) return std::nullopt;
     auto text = yaml::scalar(n, file_, sink_, fmt::format("{} {}", where, resource));
     if (!text) return std::nullopt;
@@ -151,7 +151,7 @@ class NodeReader {
     return value;
   }
 
-  void node(const YAML::Node& n, bool in_list) {
+  void node(const yaml::Node& n, bool in_list) {
     if (!n.IsMap()) {
       error(n, "a Node must be a mapping");
       return;
@@ -171,7 +171,7 @@ class NodeReader {
       if (sink_.size() == errors) error(n, "a Node needs 'metadata' with a 'name'");
       return;
     }
-    const YAML::Node name = (*metadata)["name"];
+    const yaml::Node name = (*metadata)["name"];
     if (!name.IsDefined()) {
       error(*metadata, "a Node needs 'metadata.name'");
       return;
@@ -208,7 +208,7 @@ class NodeReader {
         r.hostname = host->value;
     }
     if (auto spec = mapping(n, "spec", "'spec'")) {
-      const YAML::Node u = (*spec)["unschedulable"];
+      const yaml::Node u = (*spec)["unschedulable"];
       if (u.IsDefined() && !u.IsNull()) {
         auto text = yaml::scalar(u, file_, sink_, "'spec.unschedulable'");
         if (text && *text != "true" && *text != "false")
@@ -230,12 +230,12 @@ class NodeReader {
         r.allocatable = std::max(nvidia.value_or(-1), amd.value_or(-1));
         if (r.gpus < 0) r.gpus = r.allocatable;  // capacity left out by hand
       }
-      const YAML::Node conditions = (*status)["conditions"];
+      const yaml::Node conditions = (*status)["conditions"];
       if (conditions.IsDefined() && !conditions.IsNull()) {
         if (!conditions.IsSequence()) {
           error(conditions, "'status.conditions' must be a list");
         } else {
-          for (const YAML::Node& c : conditions)
+          for (const yaml::Node& c : conditions)
             if (c.IsMap() && scalar_or(c["type"], "") == "Ready") r.not_ready = scalar_or(c["status"], "") != "True";
         }
       }
@@ -581,7 +581,7 @@ ImportResult import_k8s_nodes(std::span<const ImportSource> sources, const Impor
   std::vector<NodeRecord> nodes;
   for (const ImportSource& source : sources) {
     NodeReader reader(source.path, sink, nodes);
-    for (const YAML::Node& doc : yaml::parse_all(source.text, source.path)) reader.document(doc);
+    for (const yaml::Node& doc : yaml::parse_all(source.text, source.path)) reader.document(doc);
   }
   {
     std::map<std::string_view, const NodeRecord*> seen;

@@ -32,15 +32,8 @@ namespace topoplan::formats {
 
 namespace {
 
+using slurm::slurm_safe;
 using slurm::TopologySpec;
-
-// Characters a Slurm hostlist or topology.conf value cannot carry.
-bool slurm_safe(std::string_view name) {
-  if (name.empty()) return false;
-  for (char c : name)
-    if (c <= ' ' || std::string_view(",[]#=\"\\'").find(c) != std::string_view::npos) return false;
-  return true;
-}
 
 class SlurmView {
  public:

@@ -107,6 +107,10 @@ std::string write_topology_yaml(const std::vector<TopologySpec>& specs, const st
 /// one trailing number (`r1-n[0-3]`).
 std::string slurm_hostlist(const std::vector<std::string>& names);
 
+/// Whether `name` can stand in a Slurm hostlist or a topology.conf value:
+/// not empty, no blank or control character, none of `,[]#="\'`.
+bool slurm_safe(std::string_view name);
+
 /// Why `name` cannot be a switch or block name ("" when it can): empty, or
 /// holding '/' (topoplan's path separator) or a hostlist character ('[',
 /// ']', ','), which would make it a different name when listed in

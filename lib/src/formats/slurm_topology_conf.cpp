@@ -482,6 +482,13 @@ std::string name_problem(std::string_view name) {
   return {};
 }
 
+bool slurm_safe(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name)
+    if (c <= ' ' || std::string_view(",[]#=\"\\'").find(c) != std::string_view::npos) return false;
+  return true;
+}
+
 std::string slurm_hostlist(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& item : hostlist_items(compress_hostlist(names))) {

@@ -27,7 +27,7 @@ class YamlReader {
   explicit YamlReader(const ImportSource& source) : source_(source), file_(source.path) {}
 
   std::vector<TopologySpec> read() {
-    YAML::Node root = yaml::parse(source_.text, file_, FileKind::slurm_yaml);
+    yaml::Node root = yaml::parse(source_.text, file_, FileKind::slurm_yaml);
     std::vector<TopologySpec> specs;
     if (!root.IsSequence()) {
       // NVIDIA Topograph's models are YAML maps of `switches` and `blocks`.
@@ -36,7 +36,7 @@ class YamlReader {
                        fmt::format("topology.yaml must be a list of topologies (`- topology: NAME` items){}",
                                    topograph ? "; this looks like an NVIDIA Topograph model: use --from topograph" : ""));
     }
-    for (const YAML::Node& item : root) {
+    for (const yaml::Node& item : root) {
       specs.push_back(topology(item));
       for (std::size_t i = 0; i + 1 < specs.size(); ++i)
         if (!specs.back().name.empty() && specs[i].name == specs.back().name)
@@ -50,7 +50,7 @@ class YamlReader {
   }
 
  private:
-  TopologySpec topology(const YAML::Node& node) {
+  TopologySpec topology(const yaml::Node& node) {
     TopologySpec spec;
     spec.where = yaml::where(file_, node);
     if (!node.IsMap()) {
@@ -81,7 +81,7 @@ class YamlReader {
     return spec;
   }
 
-  bool boolean(const YAML::Node& node, std::string_view what) {
+  bool boolean(const yaml::Node& node, std::string_view what) {
     std::optional<std::string> text = yaml::scalar(node, file_, sink_, what);
     if (!text) return false;
     std::optional<bool> b = parse_bool(*text);
@@ -92,7 +92,7 @@ class YamlReader {
   // A hostlist string, or (leniently) a list of them.
   NameList names(yaml::MapReader& m, std::string_view key) {
     if (!m.has(key)) return {};
-    YAML::Node node = m.get(key);
+    yaml::Node node = m.get(key);
     if (!node.IsSequence()) {
       std::optional<std::string> text = yaml::scalar(node, file_, sink_, key);
       if (!text) return {};
@@ -101,7 +101,7 @@ class YamlReader {
     NameList all;
     all.present = true;
     all.where = yaml::where(file_, node);
-    for (const YAML::Node& item : node) {
+    for (const yaml::Node& item : node) {
       std::optional<std::string> text = yaml::scalar(item, file_, sink_, key);
       if (!text) continue;
       NameList part = expand_names(*text, yaml::where(file_, item), sink_, key, budget_);
@@ -117,7 +117,7 @@ class YamlReader {
   }
 
 
-  void tree(const YAML::Node& node, TopologySpec& spec) {
+  void tree(const yaml::Node& node, TopologySpec& spec) {
     spec.kind = TopologySpec::Kind::tree;
     if (!node.IsMap()) {
       sink_.error(yaml::where(file_, node), "tree must be a mapping with `switches:`");
@@ -125,12 +125,12 @@ class YamlReader {
     }
     yaml::MapReader m(node, file_, sink_, "tree");
     m.allow({"switches"});
-    YAML::Node list = m.get("switches");
+    yaml::Node list = m.get("switches");
     if (!list.IsDefined() || !list.IsSequence()) {
       sink_.error(m.where(), "tree needs a `switches:` list");
       return;
     }
-    for (const YAML::Node& item : list) {
+    for (const yaml::Node& item : list) {
       if (!item.IsMap()) {
         sink_.error(yaml::where(file_, item), "a switch must be a mapping with `switch: NAME`");
         continue;
@@ -153,7 +153,7 @@ class YamlReader {
     }
   }
 
-  void block(const YAML::Node& node, TopologySpec& spec) {
+  void block(const yaml::Node& node, TopologySpec& spec) {
     spec.kind = TopologySpec::Kind::block;
     if (!node.IsMap()) {
       sink_.error(yaml::where(file_, node), "block must be a mapping with `blocks:`");
@@ -162,11 +162,11 @@ class YamlReader {
     yaml::MapReader m(node, file_, sink_, "block");
     m.allow({"block_sizes", "blocks"});
     if (m.has("block_sizes")) {
-      YAML::Node sizes = m.get("block_sizes");
+      yaml::Node sizes = m.get("block_sizes");
       spec.block_sizes_where = m.where("block_sizes");
       std::vector<std::pair<std::string, SourceLocation>> items;
       if (sizes.IsSequence()) {
-        for (const YAML::Node& s : sizes)
+        for (const yaml::Node& s : sizes)
           if (std::optional<std::string> t = yaml::scalar(s, file_, sink_, "block_sizes entry"))
             items.emplace_back(*t, yaml::where(file_, s));
       } else if (std::optional<std::string> t = yaml::scalar(sizes, file_, sink_, "block_sizes")) {
@@ -190,12 +190,12 @@ class YamlReader {
           spec.block_sizes.push_back({*v, where});
       }
     }
-    YAML::Node list = m.get("blocks");
+    yaml::Node list = m.get("blocks");
     if (!list.IsDefined() || !list.IsSequence()) {
       sink_.error(m.where(), "block needs a `blocks:` list");
       return;
     }
-    for (const YAML::Node& item : list) {
+    for (const yaml::Node& item : list) {
       if (!item.IsMap()) {
         sink_.error(yaml::where(file_, item), "a block must be a mapping with `block: NAME`");
         continue;

@@ -86,7 +86,7 @@ class ModelReader {
  public:
   ModelReader(const std::string& file, DiagnosticSink& sink) : file_(file), sink_(sink) {}
 
-  Model read(const YAML::Node& root) {
+  Model read(const yaml::Node& root) {
     Model model;
     model.where = yaml::where(file_, root);
     if (!root.IsMap()) {
@@ -99,17 +99,17 @@ class ModelReader {
     if (!m.has("blocks")) {
       sink_.error(model.where, "the model has no `blocks:` list, the only place a Topograph model names its nodes");
     } else {
-      YAML::Node list = m.get("blocks");
+      yaml::Node list = m.get("blocks");
       if (!list.IsSequence() || list.size() == 0)
         sink_.error(yaml::where(file_, list), "`blocks` must be a non-empty list of {switch, nodes, ...} entries");
       else
-        for (const YAML::Node& item : list) read_block(item, model);
+        for (const yaml::Node& item : list) read_block(item, model);
     }
     return model;
   }
 
  private:
-  void read_switches(const YAML::Node& node, Model& model) {
+  void read_switches(const yaml::Node& node, Model& model) {
     if (!node.IsMap()) {
       sink_.error(yaml::where(file_, node), "`switches` must map switch names to {labels, annotations, switches}");
       return;
@@ -127,7 +127,7 @@ class ModelReader {
         sink_.error(s.where, fmt::format("switch '{}' is defined twice", s.name));
         continue;
       }
-      const YAML::Node& body = entry.second;
+      const yaml::Node& body = entry.second;
       if (body.IsNull() || !body.IsDefined()) {
         // Topograph refuses this too ("has empty definition").
         sink_.error(s.where, fmt::format("switch '{}' has an empty definition; leave out a switch that has nothing "
@@ -146,12 +146,12 @@ class ModelReader {
       s.labels = string_map(r, "labels");
       s.annotations = string_map(r, "annotations");
       if (r.has("switches")) {
-        YAML::Node children = r.get("switches");
+        yaml::Node children = r.get("switches");
         s.children_where = yaml::where(file_, children);
         if (!children.IsSequence()) {
           sink_.error(s.children_where, fmt::format("the `switches` of switch '{}' must be a list of names", s.name));
         } else {
-          for (const YAML::Node& c : children)
+          for (const yaml::Node& c : children)
             if (std::optional<std::string> child = yaml::scalar(c, file_, sink_, "switch name"))
               if (check_name(*child, yaml::where(file_, c))) {
                 s.children.push_back(*child);
@@ -173,7 +173,7 @@ class ModelReader {
         }
   }
 
-  void read_block(const YAML::Node& item, Model& model) {
+  void read_block(const yaml::Node& item, Model& model) {
     ModelBlock b;
     b.index = model.blocks.size() + 1;
     b.where = yaml::where(file_, item);
@@ -191,7 +191,7 @@ class ModelReader {
     if (!r.has("nodes")) {
       sink_.error(b.where, fmt::format("block {} has no `nodes:`; each block names at least one node", b.index));
     } else {
-      YAML::Node nodes = r.get("nodes");
+      yaml::Node nodes = r.get("nodes");
       b.nodes.where = yaml::where(file_, nodes);
       b.nodes.present = true;
       if (!nodes.IsSequence()) {
@@ -199,7 +199,7 @@ class ModelReader {
                                                "[\"node[1101-1118]\"]",
                                                b.index));
       } else {
-        for (const YAML::Node& n : nodes) {
+        for (const yaml::Node& n : nodes) {
           std::optional<std::string> text = yaml::scalar(n, file_, sink_, "hostlist");
           if (!text) continue;
           slurm::NameList part = slurm::expand_names(*text, yaml::where(file_, n), sink_, "nodes", budget_);
@@ -217,7 +217,7 @@ class ModelReader {
   std::map<std::string, std::string> string_map(yaml::MapReader& r, std::string_view key) {
     std::map<std::string, std::string> out;
     if (!r.has(key)) return out;
-    YAML::Node node = r.get(key);
+    yaml::Node node = r.get(key);
     if (node.IsNull()) return out;
     if (!node.IsMap()) {
       sink_.error(yaml::where(file_, node), fmt::format("`{}` must map keys to values", key));

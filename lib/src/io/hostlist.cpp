@@ -144,59 +144,83 @@ HostlistExpansion expand_hostlist(std::string_view list, std::size_t limit) {
 // merge at position k of names already equal to the right of k expands to
 // exactly the names it replaces, in their order: "r0004-n[00-17]/gpu[0-3]".
 std::string compress_hostlist(const std::vector<std::string>& names) {
+  // Every name as tokens in one arena: literal text, or a number whose
+  // values (digits) grow as equal neighbours merge into it. Views point into
+  // `names`, which outlive this call; a number's first value sits inline, so
+  // only merging allocates.
   struct Token {
-    std::string text;                  // literal text, or empty for a number
-    std::vector<std::string> numbers;  // the number's values (digits), in order
+    std::string_view text;               // literal text; empty for a number
+    std::string_view first;              // a number's first value
+    std::vector<std::string_view> rest;  // and the values merged into it
+    bool same_numbers(const Token& o) const { return first == o.first && rest == o.rest; }
   };
-  using Name = std::vector<Token>;
-  std::vector<Name> items;
+  struct Item {
+    std::uint32_t begin, size;  // tokens in the arena
+  };
+  std::vector<Token> arena;
+  std::vector<Item> items;
   items.reserve(names.size());
+  arena.reserve(names.size() * 6);
   std::size_t max_numbers = 0;
-  for (const std::string& name : names) {
-    Name tokens;
+  for (const std::string& full : names) {
+    const std::string_view name = full;
+    const auto begin = static_cast<std::uint32_t>(arena.size());
+    // Names that already hold list syntax stay as they are.
+    if (name.find_first_of("[],") != std::string_view::npos) {
+      arena.push_back({name, {}, {}});
+      items.push_back({begin, 1});
+      continue;
+    }
     std::size_t numbers = 0;
     for (std::size_t i = 0; i < name.size();) {
       std::size_t j = i;
       bool digit = name[i] >= '0' && name[i] <= '9';
       while (j < name.size() && (name[j] >= '0' && name[j] <= '9') == digit) ++j;
       std::uint64_t value = 0;
-      if (digit && parse_number(std::string_view(name).substr(i, j - i), value)) {
-        tokens.push_back({"", {name.substr(i, j - i)}});
+      if (digit && parse_number(name.substr(i, j - i), value)) {
+        arena.push_back({{}, name.substr(i, j - i), {}});
         ++numbers;
-      } else if (!tokens.empty() && !tokens.back().text.empty()) {
-        tokens.back().text += name.substr(i, j - i);
+      } else if (arena.size() > begin && !arena.back().text.empty()) {
+        // Adjacent in the same name: extend the view.
+        arena.back().text = std::string_view(arena.back().text.data(), arena.back().text.size() + (j - i));
       } else {
-        tokens.push_back({name.substr(i, j - i), {}});
+        arena.push_back({name.substr(i, j - i), {}, {}});
       }
       i = j;
     }
-    // Names that already hold list syntax stay as they are.
-    if (name.find_first_of("[],") != std::string::npos) tokens = {{name, {}}};
     max_numbers = std::max(max_numbers, numbers);
-    items.push_back(std::move(tokens));
+    items.push_back({begin, static_cast<std::uint32_t>(arena.size() - begin)});
   }
   // Equal except at token `k` (which must be a number in both).
-  auto mergeable = [](const Name& a, const Name& b, std::size_t k) {
-    if (a.size() != b.size() || k >= a.size() || !a[k].text.empty() || !b[k].text.empty()) return false;
-    for (std::size_t t = 0; t < a.size(); ++t)
-      if (t != k && (a[t].text != b[t].text || a[t].numbers != b[t].numbers)) return false;
+  auto mergeable = [&](const Item& a, const Item& b, std::size_t k) {
+    if (a.size != b.size || k >= a.size) return false;
+    const Token* x = &arena[a.begin];
+    const Token* y = &arena[b.begin];
+    if (!x[k].text.empty() || !y[k].text.empty()) return false;
+    for (std::size_t t = 0; t < a.size; ++t)
+      if (t != k && (x[t].text != y[t].text || !x[t].same_numbers(y[t]))) return false;
     return true;
   };
+  // From the last number to the first, neighbours that differ only there
+  // merge into one item with a list of values.
   for (std::size_t n = max_numbers; n-- > 0;) {
-    std::vector<Name> merged;
-    merged.reserve(items.size());
-    for (Name& item : items) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const Item item = items[i];
       // Token index of the n-th number of this item.
       std::size_t k = 0, seen = 0;
-      for (; k < item.size(); ++k)
-        if (item[k].text.empty() && seen++ == n) break;
-      if (!merged.empty() && k < item.size() && mergeable(merged.back(), item, k)) {
-        for (std::string& v : item[k].numbers) merged.back()[k].numbers.push_back(std::move(v));
+      for (; k < item.size; ++k)
+        if (arena[item.begin + k].text.empty() && seen++ == n) break;
+      if (kept > 0 && k < item.size && mergeable(items[kept - 1], item, k)) {
+        Token& into = arena[items[kept - 1].begin + k];
+        const Token& from = arena[item.begin + k];
+        into.rest.push_back(from.first);
+        into.rest.insert(into.rest.end(), from.rest.begin(), from.rest.end());
       } else {
-        merged.push_back(std::move(item));
+        items[kept++] = item;
       }
     }
-    items = std::move(merged);
+    items.resize(kept);
   }
 
   auto padded = [](std::string_view d) { return d.size() > 1 && d[0] == '0'; };
@@ -206,18 +230,21 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
     return v;
   };
   std::string out;
-  for (const Name& item : items) {
+  std::vector<std::string_view> v;
+  for (const Item& item : items) {
     if (!out.empty()) out += ',';
-    for (const Token& token : item) {
+    for (std::uint32_t t = item.begin; t < item.begin + item.size; ++t) {
+      const Token& token = arena[t];
       if (!token.text.empty()) {
         out += token.text;
         continue;
       }
-      const std::vector<std::string>& v = token.numbers;
-      if (v.size() == 1) {
-        out += v[0];
+      if (token.rest.empty()) {
+        out += token.first;
         continue;
       }
+      v.assign(1, token.first);
+      v.insert(v.end(), token.rest.begin(), token.rest.end());
       // Runs of consecutive values become ranges when expand_hostlist gives
       // the same digits back (a range keeps its first bound's padding).
       out += '[';
@@ -228,7 +255,10 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
           ++j;
         if (i) out += ',';
         out += v[i];
-        if (j > i) out += '-' + v[j];
+        if (j > i) {
+          out += '-';
+          out += v[j];
+        }
         i = j + 1;
       }
       out += ']';

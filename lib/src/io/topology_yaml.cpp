@@ -128,7 +128,7 @@ class SpecReader {
   SpecReader(const std::string& file, DiagnosticSink& sink, std::vector<SourceLocation>* origins)
       : file_(file), sink_(sink), origins_(origins) {}
 
-  Spec read(const YAML::Node& root, bool header_only);
+  Spec read(const yaml::Node& root, bool header_only);
 
  private:
   std::uint32_t origin(const SourceLocation& where) {
@@ -142,15 +142,15 @@ class SpecReader {
     return Text{*value, map.where(key)};
   }
   std::optional<LevelIndex> level(const Text& name, const Spec& spec);
-  Labels read_labels(const YAML::Node& node);
-  std::vector<LabelRule> read_label_rules(const YAML::Node& node);
-  void read_parameters(const YAML::Node& node, Spec& spec);
-  void read_block(const std::string& name, const YAML::Node& node, Spec& spec, Block& block);
-  void read_device(const YAML::Node& node, const Block& block, const Spec& spec, std::vector<DeviceRule>& out);
-  void read_link(const YAML::Node& node, const Block& block, const Spec& spec, std::vector<LinkRule>& out);
-  void read_child(const YAML::Node& node, const Spec& spec, std::vector<ChildRule>& out);
+  Labels read_labels(const yaml::Node& node);
+  std::vector<LabelRule> read_label_rules(const yaml::Node& node);
+  void read_parameters(const yaml::Node& node, Spec& spec);
+  void read_block(const std::string& name, const yaml::Node& node, Spec& spec, Block& block);
+  void read_device(const yaml::Node& node, const Block& block, const Spec& spec, std::vector<DeviceRule>& out);
+  void read_link(const yaml::Node& node, const Block& block, const Spec& spec, std::vector<LinkRule>& out);
+  void read_child(const yaml::Node& node, const Spec& spec, std::vector<ChildRule>& out);
   void check_children(Spec& spec);
-  void read_override(const YAML::Node& node, std::vector<Override>& out);
+  void read_override(const yaml::Node& node, std::vector<Override>& out);
   std::optional<std::size_t> block_index(const Text& name, const Spec& spec);
 
   const std::string& file_;
@@ -169,13 +169,13 @@ std::optional<LevelIndex> SpecReader::level(const Text& name, const Spec& spec) 
   return std::nullopt;
 }
 
-Labels SpecReader::read_labels(const YAML::Node& node) {
+Labels SpecReader::read_labels(const yaml::Node& node) {
   Labels labels;
   for (const LabelRule& rule : read_label_rules(node)) labels.emplace_back(rule.key, rule.value.value);
   return labels;
 }
 
-std::vector<LabelRule> SpecReader::read_label_rules(const YAML::Node& node) {
+std::vector<LabelRule> SpecReader::read_label_rules(const yaml::Node& node) {
   std::vector<LabelRule> out;
   if (!node.IsDefined()) return out;
   if (!node.IsMap()) {
@@ -195,7 +195,7 @@ std::vector<LabelRule> SpecReader::read_label_rules(const YAML::Node& node) {
   return out;
 }
 
-void SpecReader::read_parameters(const YAML::Node& node, Spec& spec) {
+void SpecReader::read_parameters(const yaml::Node& node, Spec& spec) {
   if (!node.IsDefined()) return;
   if (!node.IsMap()) {
     sink_.error(yaml::where(file_, node), "'parameters' must map parameter names to their settings");
@@ -227,7 +227,7 @@ void SpecReader::read_parameters(const YAML::Node& node, Spec& spec) {
   }
 }
 
-void SpecReader::read_device(const YAML::Node& node, const Block& block, const Spec& spec,
+void SpecReader::read_device(const yaml::Node& node, const Block& block, const Spec& spec,
                              std::vector<DeviceRule>& out) {
   yaml::MapReader m(node, file_, sink_, "a device");
   m.allow({"name", "kind", "model", "memory", "speed", "state", "labels"});
@@ -262,7 +262,7 @@ void SpecReader::read_device(const YAML::Node& node, const Block& block, const S
   out.push_back(std::move(rule));
 }
 
-void SpecReader::read_link(const YAML::Node& node, const Block& block, const Spec& spec, std::vector<LinkRule>& out) {
+void SpecReader::read_link(const yaml::Node& node, const Block& block, const Spec& spec, std::vector<LinkRule>& out) {
   yaml::MapReader m(node, file_, sink_, "a link rule");
   m.allow({"from", "to", "type", "count", "bandwidth", "latency", "mode", "group", "optional"});
   if (!m.ok()) return;
@@ -326,7 +326,7 @@ void SpecReader::read_link(const YAML::Node& node, const Block& block, const Spe
   if (from && type) out.push_back(std::move(rule));
 }
 
-void SpecReader::read_child(const YAML::Node& node, const Spec& spec, std::vector<ChildRule>& out) {
+void SpecReader::read_child(const yaml::Node& node, const Spec& spec, std::vector<ChildRule>& out) {
   yaml::MapReader m(node, file_, sink_, "a child rule");
   m.allow({"block", "count", "name", "names", "group"});
   if (!m.ok()) return;
@@ -411,7 +411,7 @@ void SpecReader::check_children(Spec& spec) {
   }
 }
 
-void SpecReader::read_block(const std::string& name, const YAML::Node& node, Spec& spec, Block& block) {
+void SpecReader::read_block(const std::string& name, const yaml::Node& node, Spec& spec, Block& block) {
   yaml::MapReader m(node, file_, sink_, fmt::format("block '{}'", name));
   m.allow({"level", "hostname", "labels", "devices", "links", "children"});
   block.name = name;
@@ -430,23 +430,23 @@ void SpecReader::read_block(const std::string& name, const YAML::Node& node, Spe
                                                    spec.levels.back()));
   block.labels = read_label_rules(m.get("labels"));
   auto each = [&](std::string_view key, auto&& fn) {
-    YAML::Node list = m.get(key);
+    yaml::Node list = m.get(key);
     if (!list.IsDefined()) return;
     if (!list.IsSequence()) {
       sink_.error(yaml::where(file_, list), fmt::format("'{}' must be a list", key));
       return;
     }
-    for (const YAML::Node& item : list) fn(item);
+    for (const yaml::Node& item : list) fn(item);
   };
-  each("devices", [&](const YAML::Node& item) { read_device(item, block, spec, block.devices); });
-  each("links", [&](const YAML::Node& item) { read_link(item, block, spec, block.links); });
+  each("devices", [&](const yaml::Node& item) { read_device(item, block, spec, block.devices); });
+  each("links", [&](const yaml::Node& item) { read_link(item, block, spec, block.links); });
   if (host && m.has("children"))
     sink_.error(m.where("children"), "blocks of the host level hold devices, not children");
   else
-    each("children", [&](const YAML::Node& item) { read_child(item, spec, block.children); });
+    each("children", [&](const yaml::Node& item) { read_child(item, spec, block.children); });
 }
 
-void SpecReader::read_override(const YAML::Node& node, std::vector<Override>& out) {
+void SpecReader::read_override(const yaml::Node& node, std::vector<Override>& out) {
   yaml::MapReader m(node, file_, sink_, "an override");
   m.allow({"device", "node", "domain", "state", "speed", "memory", "labels"});
   if (!m.ok()) return;
@@ -474,7 +474,7 @@ void SpecReader::read_override(const YAML::Node& node, std::vector<Override>& ou
   out.push_back(std::move(o));
 }
 
-Spec SpecReader::read(const YAML::Node& root, bool header_only) {
+Spec SpecReader::read(const yaml::Node& root, bool header_only) {
   Spec spec;
   yaml::MapReader m(root, file_, sink_, "a topology file");
   m.allow({"name", "description", "parameters", "levels", "blocks", "root", "overrides"});
@@ -486,13 +486,13 @@ Spec SpecReader::read(const YAML::Node& root, bool header_only) {
   }
   spec.description = m.string("description").value_or("");
   read_parameters(m.get("parameters"), spec);
-  YAML::Node levels = m.get("levels");
+  yaml::Node levels = m.get("levels");
   if (!levels.IsDefined()) {
     sink_.error(m.where(), "a topology file needs 'levels', coarsest first, e.g. [cluster, rack, node]");
   } else if (!levels.IsSequence() || levels.size() == 0) {
     sink_.error(yaml::where(file_, levels), "'levels' must be a list of level names, coarsest first");
   } else {
-    for (const YAML::Node& l : levels) {
+    for (const yaml::Node& l : levels) {
       auto name = yaml::scalar(l, file_, sink_, "a level name");
       if (!name) continue;
       if (!is_identifier(*name))
@@ -511,7 +511,7 @@ Spec SpecReader::read(const YAML::Node& root, bool header_only) {
   }
   if (header_only || !sink_.empty()) return spec;
 
-  YAML::Node blocks = m.get("blocks");
+  yaml::Node blocks = m.get("blocks");
   if (!blocks.IsDefined() || !blocks.IsMap() || blocks.size() == 0) {
     sink_.error(blocks.IsDefined() ? yaml::where(file_, blocks) : m.where(),
                 "a topology file needs 'blocks': a mapping from block names to their definitions");
@@ -553,12 +553,12 @@ Spec SpecReader::read(const YAML::Node& root, bool header_only) {
                                          tops.size(), spec.levels.empty() ? "" : spec.levels.front()));
   }
 
-  YAML::Node overrides = m.get("overrides");
+  yaml::Node overrides = m.get("overrides");
   if (overrides.IsDefined()) {
     if (!overrides.IsSequence())
       sink_.error(yaml::where(file_, overrides), "'overrides' must be a list");
     else
-      for (const YAML::Node& o : overrides) read_override(o, spec.overrides);
+      for (const yaml::Node& o : overrides) read_override(o, spec.overrides);
   }
   return spec;
 }
@@ -1084,7 +1084,7 @@ namespace {
 // A document that is no topology at all (empty, a single value, a list, a
 // mapping without any of a topology's keys) gets one error saying what it
 // seems to be, rather than one per key.
-void check_is_topology(const YAML::Node& root, std::string_view text, const std::string& file) {
+void check_is_topology(const yaml::Node& root, std::string_view text, const std::string& file) {
   if (root.IsMap())
     for (const auto& entry : root)
       if (!entry.first.IsScalar() ||
@@ -1105,7 +1105,7 @@ void check_is_topology(const YAML::Node& root, std::string_view text, const std:
 }  // namespace
 
 Topology parse_topology_yaml(std::string_view text, const std::string& file, const ParameterSettings& settings) {
-  YAML::Node root = yaml::parse(text, file, FileKind::topology);
+  yaml::Node root = yaml::parse(text, file, FileKind::topology);
   check_is_topology(root, text, file);
   DiagnosticSink sink;
   std::vector<SourceLocation> origins;
@@ -1123,7 +1123,7 @@ Topology parse_topology_yaml(std::string_view text, const std::string& file, con
 }
 
 TopologyInfo describe_topology_yaml(std::string_view text, const std::string& file) {
-  YAML::Node root = yaml::parse(text, file, FileKind::topology);
+  yaml::Node root = yaml::parse(text, file, FileKind::topology);
   check_is_topology(root, text, file);
   DiagnosticSink sink;
   SpecReader reader(file, sink, nullptr);

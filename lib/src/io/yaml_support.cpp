@@ -9,62 +9,23 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <yaml-cpp/depthguard.h>
 
 #include "topoplan/support/utf8.hpp"
 
 namespace topoplan::yaml {
 
-SourceLocation where(const std::string& file, const YAML::Node& node) {
+SourceLocation where(const std::string& file, const Node& node) {
   if (!node.IsDefined() || node.Mark().line < 0) return {file, 0, 0};
   return {file, node.Mark().line + 1, node.Mark().column + 1};
 }
 
 namespace {
 
-// yaml-cpp recurses once per nesting level; refuse absurd flow nesting early
-// so hostile inputs cannot exhaust the stack (its own guard allows 2000 levels,
-// too deep for sanitizer builds).
-constexpr int kMaxFlowDepth = 128;  // also the depth of any tree, below
-
-void check_nesting(std::string_view text, const std::string& file) {
-  int depth = 0;
-  int line = 1;
-  int column = 0;
-  char quote = 0;
-  bool comment = false;
-  for (char c : text) {
-    ++column;
-    if (c == '\n') {
-      ++line;
-      column = 0;
-      comment = false;
-      continue;
-    }
-    if (comment) continue;
-    if (quote) {
-      if (c == quote) quote = 0;
-      continue;
-    }
-    if (c == '#') comment = true;
-    else if (c == '"' || c == '\'') quote = c;
-    else if (c == '[' || c == '{') {
-      if (++depth > kMaxFlowDepth)
-        throw InputError({file, line, column}, fmt::format("nesting deeper than {} levels", kMaxFlowDepth));
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-}
-
-InputError syntax_error(const YAML::Exception& e, std::string_view text, const std::string& file, FileKind expected) {
-  std::string message = e.msg.empty() ? std::string("invalid YAML") : e.msg;
-  if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
-  // yaml-cpp's own depth guard says only "bad file".
-  if (dynamic_cast<const YAML::DeepRecursion*>(&e))
-    message = fmt::format("nesting deeper than {} levels", kMaxFlowDepth);
+InputError syntax_error(const Document::ParseError& e, std::string_view text, const std::string& file,
+                        FileKind expected) {
+  std::string message = e.message.empty() ? std::string("invalid YAML") : e.message;
   // A tab where indentation belongs is the usual cause of a puzzling error.
-  if (!e.mark.is_null() && e.mark.line >= 0) {
+  if (e.mark.line >= 0) {
     std::size_t start = 0;
     for (int l = 0; l < e.mark.line && start != std::string_view::npos; ++l) {
       start = text.find('\n', start);
@@ -78,50 +39,15 @@ InputError syntax_error(const YAML::Exception& e, std::string_view text, const s
   }
   if (expected != FileKind::unknown)
     if (std::string hint = file_kind_hint(text, expected); !hint.empty()) message += "; " + hint;
-  if (e.mark.is_null()) return InputError({file, 1, 1}, fmt::format("invalid YAML: {}", message));
+  if (e.mark.line < 0) return InputError({file, 0, 0}, fmt::format("invalid YAML: {}", message));
   return InputError({file, e.mark.line + 1, e.mark.column + 1}, fmt::format("invalid YAML: {}", message));
 }
 
-// Aliases let a small text stand for a huge tree (`&a [x, x]`, `&b [*a,
-// *a]`, ... a "billion laughs") or for a cycle (`&a [*a]`: yaml-cpp registers
-// an anchor before its contents), and every reader walks the tree. Walk it
-// once here, without recursion, as the readers would see it: at most
-// kMaxDepth levels deep and, aliases expanded, a bounded number of nodes.
-// Without aliases a node takes at least one character, so the bound only
-// ever stops alias expansion.
-constexpr int kMaxDepth = 128;
-
-void check_tree(const YAML::Node& root, std::size_t text_size, const std::string& file) {
-  std::size_t budget = 1'000'000 + 2 * text_size;
-  std::vector<std::pair<YAML::Node, int>> stack;
-  stack.emplace_back(root, 1);
-  while (!stack.empty()) {
-    auto [node, depth] = std::move(stack.back());
-    stack.pop_back();
-    if (budget-- == 0)
-      throw InputError(where(file, node), "aliases expand the document beyond what topoplan reads (an alias bomb?)");
-    if (depth > kMaxDepth)
-      throw InputError(where(file, node), fmt::format("nesting deeper than {} levels (or an alias inside its own "
-                                                      "anchor)",
-                                                      kMaxDepth));
-    if (node.IsSequence()) {
-      for (const YAML::Node& child : node) stack.emplace_back(child, depth + 1);
-    } else if (node.IsMap()) {
-      for (const auto& entry : node) {
-        stack.emplace_back(entry.first, depth + 1);
-        stack.emplace_back(entry.second, depth + 1);
-      }
-    }
-  }
-}
-
-}  // namespace
-
-// YAML is Unicode; yaml-cpp does not check. Invalid bytes (a Latin-1 file,
-// binary data) are refused where they are, so that every name read is UTF-8
-// and every writer can write it.
+// YAML is Unicode. Invalid bytes (a Latin-1 file, binary data) are refused
+// where they are, with a hint at what the file is (libyaml's own message is
+// terse), so that every name read is UTF-8 and every writer can write it.
 void check_utf8(std::string_view text, const std::string& file, FileKind expected) {
-  // yaml-cpp reads UTF-16 and UTF-32 with a byte order mark itself.
+  // libyaml reads UTF-16 and UTF-32 with a byte order mark itself.
   if (text.substr(0, 2) == "\xFF\xFE" || text.substr(0, 2) == "\xFE\xFF" || text.substr(0, 4) == std::string_view("\0\0\xFE\xFF", 4))
     return;
   std::size_t bad = first_invalid_utf8(text);
@@ -136,32 +62,21 @@ void check_utf8(std::string_view text, const std::string& file, FileKind expecte
                                                      static_cast<unsigned>(static_cast<unsigned char>(text[bad])), hint));
 }
 
-YAML::Node parse(std::string_view text, const std::string& file, FileKind expected) {
-  check_utf8(text, file, expected);
-  check_nesting(text, file);
-  YAML::Node root = [&] {
-    try {
-      return YAML::Load(std::string(text));
-    } catch (const YAML::Exception& e) {
-      throw syntax_error(e, text, file, expected);
-    }
-  }();
-  check_tree(root, text.size(), file);
-  return root;
+}  // namespace
+
+Node parse(std::string_view text, const std::string& file, FileKind expected) {
+  std::vector<Node> documents = parse_all(text, file, expected);
+  if (documents.empty()) documents = parse_all("~", file);
+  return documents.front();
 }
 
-std::vector<YAML::Node> parse_all(std::string_view text, const std::string& file, FileKind expected) {
+std::vector<Node> parse_all(std::string_view text, const std::string& file, FileKind expected) {
   check_utf8(text, file, expected);
-  check_nesting(text, file);
-  std::vector<YAML::Node> documents = [&] {
-    try {
-      return YAML::LoadAll(std::string(text));
-    } catch (const YAML::Exception& e) {
-      throw syntax_error(e, text, file, expected);
-    }
-  }();
-  for (const YAML::Node& d : documents) check_tree(d, text.size(), file);
-  return documents;
+  try {
+    return Document::parse(text);
+  } catch (const Document::ParseError& e) {
+    throw syntax_error(e, text, file, expected);
+  }
 }
 
 std::optional<long long> parse_integer(std::string_view text) {
@@ -183,7 +98,7 @@ std::optional<double> parse_number(std::string_view text) {
   return value;
 }
 
-std::optional<std::string> scalar(const YAML::Node& node, const std::string& file, DiagnosticSink& sink,
+std::optional<std::string> scalar(const Node& node, const std::string& file, DiagnosticSink& sink,
                                   std::string_view what) {
   if (!node.IsScalar()) {
     sink.error(where(file, node), fmt::format("{} must be a single value", what));
@@ -192,7 +107,7 @@ std::optional<std::string> scalar(const YAML::Node& node, const std::string& fil
   return node.Scalar();
 }
 
-MapReader::MapReader(const YAML::Node& node, const std::string& file, DiagnosticSink& sink, std::string_view what)
+MapReader::MapReader(const Node& node, const std::string& file, DiagnosticSink& sink, std::string_view what)
     : node_(node), file_(file), sink_(sink), what_(what) {
   if (!node.IsMap()) {
     sink_.error(yaml::where(file_, node), fmt::format("{} must be a mapping of keys to values", what_));
@@ -209,7 +124,7 @@ void MapReader::allow(const std::vector<std::string_view>& known) {
   std::vector<std::string> names(known.begin(), known.end());
   std::vector<std::string_view> seen;
   for (const auto& entry : node_) {
-    const YAML::Node& key = entry.first;
+    const Node& key = entry.first;
     if (!key.IsScalar()) {
       sink_.error(yaml::where(file_, key), fmt::format("keys of {} must be plain names", what_));
       continue;
@@ -231,19 +146,15 @@ void MapReader::allow(const std::vector<std::string_view>& known) {
 
 bool MapReader::has(std::string_view key) const { return ok_ && node_[std::string(key)].IsDefined(); }
 
-YAML::Node MapReader::get(std::string_view key) const {
-  // A missing key gives yaml-cpp's "zombie" node, which throws on Mark(),
-  // reset() and more; callers get a plain undefined node instead.
-  if (!ok_) return YAML::Node(YAML::NodeType::Undefined);
-  YAML::Node value = static_cast<const YAML::Node&>(node_)[std::string(key)];
-  if (!value.IsDefined()) return YAML::Node(YAML::NodeType::Undefined);
-  return value;
+Node MapReader::get(std::string_view key) const {
+  if (!ok_) return Node();
+  return node_[std::string(key)];
 }
 
 SourceLocation MapReader::where() const { return yaml::where(file_, node_); }
 
 SourceLocation MapReader::where(std::string_view key) const {
-  YAML::Node value = get(key);
+  Node value = get(key);
   return value.IsDefined() ? yaml::where(file_, value) : where();
 }
 
@@ -252,7 +163,7 @@ void MapReader::missing(std::string_view key) {
 }
 
 std::optional<std::string> MapReader::string(std::string_view key, bool required) {
-  YAML::Node value = get(key);
+  Node value = get(key);
   if (!value.IsDefined()) {
     if (required && ok_) missing(key);
     return std::nullopt;

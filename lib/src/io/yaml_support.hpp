@@ -1,6 +1,6 @@
-// Helpers for reading YAML with yaml-cpp while reporting problems at the
+// Helpers for reading YAML (yaml_tree.hpp) while reporting problems at the
 // line and column they occur. Private to lib/: no public header includes
-// yaml-cpp.
+// them.
 #pragma once
 
 #include <initializer_list>
@@ -9,37 +9,37 @@
 #include <string_view>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
+#include "yaml_tree.hpp"
 
 #include "topoplan/io/file_kind.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan::yaml {
 
-/// Where `node` starts in `file` (1-based); line 0 when yaml-cpp has no mark.
-SourceLocation where(const std::string& file, const YAML::Node& node);
+/// Where `node` starts in `file` (1-based); line 0 when it has no position.
+SourceLocation where(const std::string& file, const Node& node);
 
 /// Parses a whole document; syntax errors become InputError with position
 /// and, when the text seems to be another kind of file than `expected`, a
-/// hint saying what it is (file_kind_hint). Hostile inputs (deep nesting,
-/// alias bombs) are refused.
-YAML::Node parse(std::string_view text, const std::string& file, FileKind expected = FileKind::unknown);
+/// hint saying what it is (file_kind_hint). Bytes that are not UTF-8 and
+/// hostile inputs (very deep nesting, alias bombs) are refused. An empty
+/// document is a null node.
+Node parse(std::string_view text, const std::string& file, FileKind expected = FileKind::unknown);
 /// Parses a stream of `---`-separated documents.
-std::vector<YAML::Node> parse_all(std::string_view text, const std::string& file,
-                                  FileKind expected = FileKind::unknown);
+std::vector<Node> parse_all(std::string_view text, const std::string& file, FileKind expected = FileKind::unknown);
 
 /// Reads one YAML mapping with diagnostics: unknown keys are reported (with a
 /// suggestion for a close known key), and typed getters report wrong types.
 class MapReader {
  public:
-  MapReader(const YAML::Node& node, const std::string& file, DiagnosticSink& sink, std::string_view what);
+  MapReader(const Node& node, const std::string& file, DiagnosticSink& sink, std::string_view what);
   /// Reports every key not in `known`; call once after construction.
   void allow(std::initializer_list<std::string_view> known);
   void allow(const std::vector<std::string_view>& known);
 
   bool ok() const { return ok_; }
   bool has(std::string_view key) const;
-  YAML::Node get(std::string_view key) const;
+  Node get(std::string_view key) const;
   SourceLocation where() const;
   SourceLocation where(std::string_view key) const;
 
@@ -50,7 +50,7 @@ class MapReader {
  private:
   void missing(std::string_view key);
 
-  YAML::Node node_;
+  Node node_;
   const std::string& file_;
   DiagnosticSink& sink_;
   std::string what_;
@@ -58,7 +58,7 @@ class MapReader {
 };
 
 /// A scalar as text, or nullopt after reporting that `node` is not a scalar.
-std::optional<std::string> scalar(const YAML::Node& node, const std::string& file, DiagnosticSink& sink,
+std::optional<std::string> scalar(const Node& node, const std::string& file, DiagnosticSink& sink,
                                   std::string_view what);
 /// Strict decimal integer parsing (no trailing junk, no floats).
 std::optional<long long> parse_integer(std::string_view text);

@@ -60,7 +60,7 @@ ManifestJobs read_job_manifests(const std::vector<ManifestInput>& inputs, const 
   ManifestJobs out;
   DiagnosticSink sink;
   // Parse everything first: priority classes may be defined in any input.
-  std::vector<std::vector<YAML::Node>> documents(inputs.size());
+  std::vector<std::vector<yaml::Node>> documents(inputs.size());
   std::vector<ManifestFormat> formats(inputs.size());
   PriorityClasses classes;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -73,7 +73,7 @@ ManifestJobs read_job_manifests(const std::vector<ManifestInput>& inputs, const 
       for (const Diagnostic& d : e.diagnostics()) sink.error(d.where, d.message);
       formats[i] = ManifestFormat::native;
       documents[i].clear();
-      documents[i].push_back(YAML::Node(YAML::NodeType::Undefined));
+      documents[i].push_back(yaml::Node());
     }
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {

@@ -62,15 +62,15 @@ const std::set<std::string, std::less<>>& configuration_kinds() {
   return kKinds;
 }
 
-YAML::Node child(const YAML::Node& node, std::string_view key) {
-  if (!node.IsDefined() || !node.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-  YAML::Node value = node[std::string(key)];
-  if (!value.IsDefined()) return YAML::Node(YAML::NodeType::Undefined);
+yaml::Node child(const yaml::Node& node, std::string_view key) {
+  if (!node.IsDefined() || !node.IsMap()) return yaml::Node();
+  yaml::Node value = node[std::string(key)];
+  if (!value.IsDefined()) return yaml::Node();
   return value;
 }
 
-YAML::Node path(const YAML::Node& node, std::initializer_list<std::string_view> keys) {
-  YAML::Node n = node;
+yaml::Node path(const yaml::Node& node, std::initializer_list<std::string_view> keys) {
+  yaml::Node n = node;
   for (std::string_view k : keys) n.reset(child(n, k));
   return n;
 }
@@ -83,11 +83,11 @@ class Reader {
  public:
   Reader(const std::string& file, DiagnosticSink& sink) : file_(file), sink_(sink) {}
 
-  SourceLocation where(const YAML::Node& n) const { return yaml::where(file_, n); }
+  SourceLocation where(const yaml::Node& n) const { return yaml::where(file_, n); }
   const std::string& file() const { return file_; }
   DiagnosticSink& sink() { return sink_; }
 
-  std::optional<std::string> string(const YAML::Node& n, std::string_view what) {
+  std::optional<std::string> string(const yaml::Node& n, std::string_view what) {
     if (!n.IsDefined() || n.IsNull()) return std::nullopt;
     if (!n.IsScalar()) {
       sink_.error(where(n), fmt::format("'{}' must be a single value", what));
@@ -95,7 +95,7 @@ class Reader {
     }
     return n.Scalar();
   }
-  std::optional<long long> integer(const YAML::Node& n, std::string_view what, long long min, long long max) {
+  std::optional<long long> integer(const yaml::Node& n, std::string_view what, long long min, long long max) {
     auto text = string(n, what);
     if (!text) return std::nullopt;
     auto v = yaml::parse_integer(*text);
@@ -110,12 +110,12 @@ class Reader {
     return v;
   }
   /// A mapping or nothing; anything else is reported.
-  bool map_or_absent(const YAML::Node& n, std::string_view what) {
+  bool map_or_absent(const yaml::Node& n, std::string_view what) {
     if (!n.IsDefined() || n.IsNull() || n.IsMap()) return true;
     sink_.error(where(n), fmt::format("'{}' must be a mapping", what));
     return false;
   }
-  bool list_or_absent(const YAML::Node& n, std::string_view what) {
+  bool list_or_absent(const yaml::Node& n, std::string_view what) {
     if (!n.IsDefined() || n.IsNull() || n.IsSequence()) return true;
     sink_.error(where(n), fmt::format("'{}' must be a list", what));
     return false;
@@ -136,7 +136,7 @@ class WorkloadReader {
   WorkloadReader(Reader& r, const LevelMap& levels, const PriorityClasses& classes, ManifestJobs& out)
       : r_(r), levels_(levels), classes_(classes), out_(out) {}
 
-  void read(const YAML::Node& doc, std::string_view group, std::string_view kind);
+  void read(const yaml::Node& doc, std::string_view group, std::string_view kind);
 
  private:
   void warn(const SourceLocation& where, const std::string& message) {
@@ -145,7 +145,7 @@ class WorkloadReader {
   void reject(const SourceLocation& where, const std::string& message) {
     w_.rejections.push_back({where, fmt::format("{} '{}': {}", w_.what, w_.name, message)});
   }
-  std::optional<LevelRequest> label_level(const YAML::Node& value, std::string_view annotation) {
+  std::optional<LevelRequest> label_level(const yaml::Node& value, std::string_view annotation) {
     auto label = r_.string(value, annotation);
     if (!label) return std::nullopt;
     auto level = levels_.resolve_label(*label, annotation, r_.where(value), r_.sink());
@@ -153,18 +153,18 @@ class WorkloadReader {
     return LevelRequest{*level, r_.where(value), std::string(annotation)};
   }
 
-  void read_metadata(const YAML::Node& doc);
-  std::uint32_t accelerators(const YAML::Node& resources, std::string_view what);
-  PodSet read_template(const YAML::Node& tmpl, std::string name, std::uint64_t pods);
-  std::uint64_t job_pods(const YAML::Node& job_spec);
-  void read_batch_job(const YAML::Node& doc);
-  void read_jobset(const YAML::Node& doc);
-  void read_lws(const YAML::Node& doc);
-  void read_replica_specs(const YAML::Node& doc);
-  void read_trainjob(const YAML::Node& doc);
-  void read_volcano_job(const YAML::Node& doc);
-  void read_replicated(const YAML::Node& doc);
-  std::optional<LevelRequest> network_topology(const YAML::Node& nt, bool& hard);
+  void read_metadata(const yaml::Node& doc);
+  std::uint32_t accelerators(const yaml::Node& resources, std::string_view what);
+  PodSet read_template(const yaml::Node& tmpl, std::string name, std::uint64_t pods);
+  std::uint64_t job_pods(const yaml::Node& job_spec);
+  void read_batch_job(const yaml::Node& doc);
+  void read_jobset(const yaml::Node& doc);
+  void read_lws(const yaml::Node& doc);
+  void read_replica_specs(const yaml::Node& doc);
+  void read_trainjob(const yaml::Node& doc);
+  void read_volcano_job(const yaml::Node& doc);
+  void read_replicated(const yaml::Node& doc);
+  std::optional<LevelRequest> network_topology(const yaml::Node& nt, bool& hard);
   void finish();
 
   Reader& r_;
@@ -172,11 +172,11 @@ class WorkloadReader {
   const PriorityClasses& classes_;
   ManifestJobs& out_;
   WorkloadSpec w_;
-  YAML::Node priority_class_at_{YAML::NodeType::Undefined};
+  yaml::Node priority_class_at_;
 };
 
-void WorkloadReader::read_metadata(const YAML::Node& doc) {
-  YAML::Node meta = child(doc, "metadata");
+void WorkloadReader::read_metadata(const yaml::Node& doc) {
+  yaml::Node meta = child(doc, "metadata");
   if (!r_.map_or_absent(meta, "metadata")) return;
   auto name = r_.string(child(meta, "name"), "metadata.name");
   if (!name) {
@@ -192,8 +192,8 @@ void WorkloadReader::read_metadata(const YAML::Node& doc) {
   } else {
     w_.name = *name;
   }
-  YAML::Node labels = child(meta, "labels");
-  YAML::Node annotations = child(meta, "annotations");
+  yaml::Node labels = child(meta, "labels");
+  yaml::Node annotations = child(meta, "annotations");
   if (!r_.map_or_absent(labels, "metadata.labels") || !r_.map_or_absent(annotations, "metadata.annotations")) return;
   // Kueue reads the queue from a label (an annotation in old releases).
   if (auto q = r_.string(child(labels, kQueueName), kQueueName)) w_.queue = *q;
@@ -207,30 +207,30 @@ void WorkloadReader::read_metadata(const YAML::Node& doc) {
     w_.preferred = label_level(child(annotations, kKaiPreferred), kKaiPreferred);
 }
 
-std::uint32_t WorkloadReader::accelerators(const YAML::Node& resources, std::string_view what) {
+std::uint32_t WorkloadReader::accelerators(const yaml::Node& resources, std::string_view what) {
   if (!r_.map_or_absent(resources, what)) return 0;
   // Extended resources cannot be overcommitted: requests default to limits
   // and must equal them, so limits say it when both are given.
-  YAML::Node limits = child(resources, "limits");
-  YAML::Node requests = child(resources, "requests");
+  yaml::Node limits = child(resources, "limits");
+  yaml::Node requests = child(resources, "requests");
   if (!r_.map_or_absent(limits, "resources.limits") || !r_.map_or_absent(requests, "resources.requests")) return 0;
   long long total = 0;
   for (std::string_view name : kAcceleratorResources) {
-    YAML::Node v = child(limits, name);
+    yaml::Node v = child(limits, name);
     if (!v.IsDefined()) v.reset(child(requests, name));
     if (auto n = r_.integer(v, name, 0, 1'000'000)) total += *n;
   }
   return static_cast<std::uint32_t>(std::min<long long>(total, 1'000'000));
 }
 
-PodSet WorkloadReader::read_template(const YAML::Node& tmpl, std::string name, std::uint64_t pods) {
+PodSet WorkloadReader::read_template(const yaml::Node& tmpl, std::string name, std::uint64_t pods) {
   PodSet s;
   s.name = std::move(name);
   s.pods = pods;
   s.where = tmpl.IsDefined() ? r_.where(tmpl) : w_.where;
   if (!r_.map_or_absent(tmpl, "template")) return s;
-  YAML::Node annotations = path(tmpl, {"metadata", "annotations"});
-  YAML::Node spec = child(tmpl, "spec");
+  yaml::Node annotations = path(tmpl, {"metadata", "annotations"});
+  yaml::Node spec = child(tmpl, "spec");
   if (!r_.map_or_absent(annotations, "metadata.annotations") || !r_.map_or_absent(spec, "spec")) return s;
 
   // Kueue TAS: one of required, preferred, unconstrained per PodSet.
@@ -243,13 +243,13 @@ PodSet WorkloadReader::read_template(const YAML::Node& tmpl, std::string name, s
                        fmt::join(given, ", ")));
   if (child(annotations, kRequired).IsDefined()) s.required = label_level(child(annotations, kRequired), kRequired);
   if (child(annotations, kPreferred).IsDefined()) s.preferred = label_level(child(annotations, kPreferred), kPreferred);
-  if (YAML::Node u = child(annotations, kUnconstrained); u.IsDefined()) {
+  if (yaml::Node u = child(annotations, kUnconstrained); u.IsDefined()) {
     auto v = r_.string(u, kUnconstrained);
     if (v && *v != "true" && *v != "false")
       reject(r_.where(u), fmt::format("{} must be \"true\" or \"false\", not '{}'", kUnconstrained, *v));
   }
-  YAML::Node slice_topology = child(annotations, kSliceRequired);
-  YAML::Node slice_size = child(annotations, kSliceSize);
+  yaml::Node slice_topology = child(annotations, kSliceRequired);
+  yaml::Node slice_size = child(annotations, kSliceSize);
   std::string_view slice_source = kSliceRequired;
   if (!slice_topology.IsDefined() && !slice_size.IsDefined() && child(annotations, kKaiSegmentSize).IsDefined()) {
     slice_topology.reset(child(annotations, kKaiSegmentRequired));
@@ -259,7 +259,7 @@ PodSet WorkloadReader::read_template(const YAML::Node& tmpl, std::string name, s
       warn(r_.where(slice_size), fmt::format("{} without {}: segments are not kept together", kKaiSegmentSize,
                                              kKaiSegmentRequired));
   } else if (slice_topology.IsDefined() != slice_size.IsDefined()) {
-    YAML::Node given_one = slice_topology.IsDefined() ? slice_topology : slice_size;
+    yaml::Node given_one = slice_topology.IsDefined() ? slice_topology : slice_size;
     reject(r_.where(given_one), fmt::format("{} and {} go together", kSliceRequired, kSliceSize));
   }
   if (slice_topology.IsDefined() && slice_size.IsDefined()) {
@@ -284,9 +284,9 @@ PodSet WorkloadReader::read_template(const YAML::Node& tmpl, std::string name, s
   std::uint32_t running = 0;
   std::uint32_t init = 0;
   for (auto [key, sum] : {std::pair<std::string_view, bool>{"containers", true}, {"initContainers", false}}) {
-    YAML::Node list = child(spec, key);
+    yaml::Node list = child(spec, key);
     if (!r_.list_or_absent(list, key) || !list.IsDefined() || list.IsNull()) continue;
-    for (const YAML::Node& c : list) {
+    for (const yaml::Node& c : list) {
       std::uint32_t n = accelerators(child(c, "resources"), "resources");
       if (sum)
         running += n;
@@ -301,7 +301,7 @@ PodSet WorkloadReader::read_template(const YAML::Node& tmpl, std::string name, s
     priority_class_at_.reset(child(spec, "priorityClassName"));
   }
   std::vector<std::string> ignored;
-  YAML::Node affinity = child(spec, "affinity");
+  yaml::Node affinity = child(spec, "affinity");
   for (std::string_view a : {"podAntiAffinity", "podAffinity", "nodeAffinity"})
     if (child(affinity, a).IsDefined()) ignored.push_back(fmt::format("affinity.{}", a));
   for (std::string_view key : {"nodeSelector", "topologySpreadConstraints", "nodeName"})
@@ -312,7 +312,7 @@ PodSet WorkloadReader::read_template(const YAML::Node& tmpl, std::string name, s
   return s;
 }
 
-std::uint64_t WorkloadReader::job_pods(const YAML::Node& job_spec) {
+std::uint64_t WorkloadReader::job_pods(const yaml::Node& job_spec) {
   // Pods that run at once: parallelism (default 1), never more than completions.
   if (!r_.map_or_absent(job_spec, "spec")) return 1;
   long long parallelism = r_.integer(child(job_spec, "parallelism"), "parallelism", 0, kMaxPods).value_or(1);
@@ -321,26 +321,26 @@ std::uint64_t WorkloadReader::job_pods(const YAML::Node& job_spec) {
   return static_cast<std::uint64_t>(parallelism);
 }
 
-void WorkloadReader::read_batch_job(const YAML::Node& doc) {
-  YAML::Node spec = child(doc, "spec");
+void WorkloadReader::read_batch_job(const yaml::Node& doc) {
+  yaml::Node spec = child(doc, "spec");
   w_.pod_sets.push_back(read_template(child(spec, "template"), "main", job_pods(spec)));
 }
 
-void WorkloadReader::read_jobset(const YAML::Node& doc) {
-  YAML::Node jobs = path(doc, {"spec", "replicatedJobs"});
+void WorkloadReader::read_jobset(const yaml::Node& doc) {
+  yaml::Node jobs = path(doc, {"spec", "replicatedJobs"});
   if (!r_.list_or_absent(jobs, "spec.replicatedJobs")) return;
   if (!jobs.IsDefined() || jobs.IsNull() || jobs.size() == 0) {
     r_.sink().error(r_.where(doc), "a JobSet needs spec.replicatedJobs");
     return;
   }
   std::uint64_t child_jobs = 0;
-  YAML::Node exclusive = path(doc, {"metadata", "annotations", kJobSetExclusive});
-  for (const YAML::Node& rj : jobs) {
+  yaml::Node exclusive = path(doc, {"metadata", "annotations", kJobSetExclusive});
+  for (const yaml::Node& rj : jobs) {
     std::string name = r_.string(child(rj, "name"), "name").value_or("?");
     auto replicas = static_cast<std::uint64_t>(r_.integer(child(rj, "replicas"), "replicas", 0, kMaxPods).value_or(1));
-    YAML::Node job_template = child(rj, "template");
-    if (YAML::Node e = path(job_template, {"metadata", "annotations", kJobSetExclusive}); e.IsDefined()) exclusive.reset(e);
-    YAML::Node job_spec = child(job_template, "spec");
+    yaml::Node job_template = child(rj, "template");
+    if (yaml::Node e = path(job_template, {"metadata", "annotations", kJobSetExclusive}); e.IsDefined()) exclusive.reset(e);
+    yaml::Node job_spec = child(job_template, "spec");
     std::uint64_t per_job = job_pods(job_spec);
     child_jobs += replicas;
     w_.pod_sets.push_back(read_template(child(job_spec, "template"), name, replicas * per_job));
@@ -361,32 +361,32 @@ void WorkloadReader::read_jobset(const YAML::Node& doc) {
   }
 }
 
-void WorkloadReader::read_lws(const YAML::Node& doc) {
-  YAML::Node spec = child(doc, "spec");
+void WorkloadReader::read_lws(const yaml::Node& doc) {
+  yaml::Node spec = child(doc, "spec");
   w_.kind = JobKind::inference;
   w_.groups = static_cast<std::uint32_t>(r_.integer(child(spec, "replicas"), "replicas", 0, 1'000'000).value_or(1));
-  YAML::Node lwt = child(spec, "leaderWorkerTemplate");
+  yaml::Node lwt = child(spec, "leaderWorkerTemplate");
   if (!lwt.IsDefined()) {
     r_.sink().error(r_.where(doc), "a LeaderWorkerSet needs spec.leaderWorkerTemplate");
     return;
   }
   auto size = static_cast<std::uint64_t>(r_.integer(child(lwt, "size"), "size", 1, kMaxPods).value_or(1));
-  YAML::Node worker = child(lwt, "workerTemplate");
-  YAML::Node leader = child(lwt, "leaderTemplate");
+  yaml::Node worker = child(lwt, "workerTemplate");
+  yaml::Node leader = child(lwt, "leaderTemplate");
   // Without a leader template the leader runs the worker template.
   w_.pod_sets.push_back(read_template(leader.IsDefined() ? leader : worker, "leader", 1));
   if (size > 1) w_.pod_sets.push_back(read_template(worker, "worker", size - 1));
-  YAML::Node annotations = path(doc, {"metadata", "annotations"});
+  yaml::Node annotations = path(doc, {"metadata", "annotations"});
   if (child(annotations, kLwsExclusive).IsDefined()) w_.exclusive = label_level(child(annotations, kLwsExclusive), kLwsExclusive);
   if (child(annotations, kLwsSubgroupExclusive).IsDefined())
     warn(r_.where(child(annotations, kLwsSubgroupExclusive)), fmt::format("{} is not honoured", kLwsSubgroupExclusive));
 }
 
-void WorkloadReader::read_replica_specs(const YAML::Node& doc) {
+void WorkloadReader::read_replica_specs(const yaml::Node& doc) {
   // PyTorchJob, TFJob, JAXJob, XGBoostJob, PaddleJob (kubeflow.org/v1) and
   // MPIJob (v2beta1) share one shape: spec.<framework>ReplicaSpecs, a map from
   // role (Master, Worker, Launcher, PS...) to {replicas, template}.
-  YAML::Node spec = child(doc, "spec");
+  yaml::Node spec = child(doc, "spec");
   if (!r_.map_or_absent(spec, "spec")) return;
   bool found = false;
   if (spec.IsDefined() && spec.IsMap())
@@ -402,7 +402,7 @@ void WorkloadReader::read_replica_specs(const YAML::Node& doc) {
       }
     }
   if (!found) r_.sink().error(r_.where(doc), fmt::format("a {} needs spec.*ReplicaSpecs", w_.what));
-  YAML::Node policy = path(spec, {"runPolicy", "schedulingPolicy"});
+  yaml::Node policy = path(spec, {"runPolicy", "schedulingPolicy"});
   if (auto q = r_.string(child(policy, "queue"), "schedulingPolicy.queue"); q && w_.queue.empty()) w_.queue = *q;
   if (auto p = r_.string(child(policy, "priorityClass"), "schedulingPolicy.priorityClass");
       p && w_.priority_class.empty()) {
@@ -411,9 +411,9 @@ void WorkloadReader::read_replica_specs(const YAML::Node& doc) {
   }
 }
 
-void WorkloadReader::read_trainjob(const YAML::Node& doc) {
-  YAML::Node trainer = path(doc, {"spec", "trainer"});
-  YAML::Node nodes = child(trainer, "numNodes");
+void WorkloadReader::read_trainjob(const yaml::Node& doc) {
+  yaml::Node trainer = path(doc, {"spec", "trainer"});
+  yaml::Node nodes = child(trainer, "numNodes");
   if (!nodes.IsDefined())
     warn(w_.where, "spec.trainer.numNodes is not given (its runtime decides); topoplan plans one node");
   auto n = static_cast<std::uint64_t>(r_.integer(nodes, "numNodes", 1, kMaxPods).value_or(1));
@@ -427,7 +427,7 @@ void WorkloadReader::read_trainjob(const YAML::Node& doc) {
                  "not read");
 }
 
-std::optional<LevelRequest> WorkloadReader::network_topology(const YAML::Node& nt, bool& hard) {
+std::optional<LevelRequest> WorkloadReader::network_topology(const yaml::Node& nt, bool& hard) {
   hard = true;
   if (!nt.IsDefined() || nt.IsNull() || !r_.map_or_absent(nt, "networkTopology")) return std::nullopt;
   if (auto mode = r_.string(child(nt, "mode"), "mode")) {
@@ -436,12 +436,12 @@ std::optional<LevelRequest> WorkloadReader::network_topology(const YAML::Node& n
     else if (*mode != "hard")
       r_.sink().error(r_.where(child(nt, "mode")), fmt::format("networkTopology mode is hard or soft, not '{}'", *mode));
   }
-  if (YAML::Node tier = child(nt, "highestTierAllowed"); tier.IsDefined()) {
+  if (yaml::Node tier = child(nt, "highestTierAllowed"); tier.IsDefined()) {
     auto t = r_.integer(tier, "highestTierAllowed", 1, 1000);
     if (!t) return std::nullopt;
     return LevelRequest{levels_.tier(*t), r_.where(tier), "networkTopology.highestTierAllowed"};
   }
-  if (YAML::Node name = child(nt, "highestTierName"); name.IsDefined()) {
+  if (yaml::Node name = child(nt, "highestTierName"); name.IsDefined()) {
     auto n = r_.string(name, "highestTierName");
     if (!n) return std::nullopt;
     // A HyperNode tierName names a level of the cluster, like a topology level.
@@ -455,14 +455,14 @@ std::optional<LevelRequest> WorkloadReader::network_topology(const YAML::Node& n
   return std::nullopt;
 }
 
-void WorkloadReader::read_volcano_job(const YAML::Node& doc) {
-  YAML::Node spec = child(doc, "spec");
+void WorkloadReader::read_volcano_job(const yaml::Node& doc) {
+  yaml::Node spec = child(doc, "spec");
   if (auto q = r_.string(child(spec, "queue"), "queue")) w_.queue = *q;
   if (auto p = r_.string(child(spec, "priorityClassName"), "priorityClassName")) {
     w_.priority_class = *p;
     priority_class_at_.reset(child(spec, "priorityClassName"));
   }
-  if (YAML::Node nt = child(spec, "networkTopology"); nt.IsDefined()) {
+  if (yaml::Node nt = child(spec, "networkTopology"); nt.IsDefined()) {
     bool hard = true;
     auto level = network_topology(nt, hard);
     if (level && hard && (!w_.required || level->level > w_.required->level)) w_.required = level;
@@ -470,17 +470,17 @@ void WorkloadReader::read_volcano_job(const YAML::Node& doc) {
     if (!level && !hard)
       w_.preferred = LevelRequest{levels_.leaf_level(), r_.where(nt), "networkTopology (soft)"};
   }
-  YAML::Node tasks = child(spec, "tasks");
+  yaml::Node tasks = child(spec, "tasks");
   if (!r_.list_or_absent(tasks, "tasks")) return;
   if (!tasks.IsDefined() || tasks.IsNull() || tasks.size() == 0) {
     r_.sink().error(r_.where(doc), "a Volcano Job needs spec.tasks");
     return;
   }
-  for (const YAML::Node& task : tasks) {
+  for (const yaml::Node& task : tasks) {
     std::string name = r_.string(child(task, "name"), "name").value_or("?");
     auto replicas = static_cast<std::uint64_t>(r_.integer(child(task, "replicas"), "replicas", 0, kMaxPods).value_or(0));
     PodSet s = read_template(child(task, "template"), name, replicas);
-    if (YAML::Node pp = child(task, "partitionPolicy"); pp.IsDefined()) {
+    if (yaml::Node pp = child(task, "partitionPolicy"); pp.IsDefined()) {
       auto total = r_.integer(child(pp, "totalPartitions"), "totalPartitions", 1, kMaxPods);
       auto size = r_.integer(child(pp, "partitionSize"), "partitionSize", 1, kMaxPods);
       if (total && size && static_cast<std::uint64_t>(*total * *size) != replicas)
@@ -500,10 +500,10 @@ void WorkloadReader::read_volcano_job(const YAML::Node& doc) {
   }
 }
 
-void WorkloadReader::read_replicated(const YAML::Node& doc) {
+void WorkloadReader::read_replicated(const yaml::Node& doc) {
   // Deployments and StatefulSets: replicas of one pod, each its own Kueue
   // workload (pod integration), so each a replica of a service.
-  YAML::Node spec = child(doc, "spec");
+  yaml::Node spec = child(doc, "spec");
   w_.kind = JobKind::inference;
   w_.groups = static_cast<std::uint32_t>(r_.integer(child(spec, "replicas"), "replicas", 0, 1'000'000).value_or(1));
   w_.pod_sets.push_back(read_template(child(spec, "template"), "pod", 1));
@@ -529,9 +529,9 @@ void WorkloadReader::finish() {
   if (auto job = to_job(w_, levels_, out_)) out_.jobs.push_back(std::move(*job));
 }
 
-void WorkloadReader::read(const YAML::Node& doc, std::string_view group, std::string_view kind) {
+void WorkloadReader::read(const yaml::Node& doc, std::string_view group, std::string_view kind) {
   w_ = WorkloadSpec();
-  priority_class_at_.reset(YAML::Node(YAML::NodeType::Undefined));
+  priority_class_at_.reset(yaml::Node());
   w_.where = r_.where(doc);
   w_.what = group == "batch.volcano.sh" ? "Volcano Job" : std::string(kind);
   std::size_t errors = r_.sink().size();
@@ -557,10 +557,10 @@ void WorkloadReader::read(const YAML::Node& doc, std::string_view group, std::st
 
 }  // namespace
 
-void collect_priority_classes(const std::vector<YAML::Node>& documents, const std::string& file,
+void collect_priority_classes(const std::vector<yaml::Node>& documents, const std::string& file,
                               PriorityClasses& classes, DiagnosticSink& sink) {
   Reader r(file, sink);
-  for (const YAML::Node& doc : documents) {
+  for (const yaml::Node& doc : documents) {
     if (!doc.IsDefined() || !doc.IsMap()) continue;
     auto kind = r.string(child(doc, "kind"), "kind");
     if (!kind || (*kind != "PriorityClass" && *kind != "WorkloadPriorityClass")) continue;
@@ -580,7 +580,7 @@ void collect_priority_classes(const std::vector<YAML::Node>& documents, const st
   }
 }
 
-void read_kubernetes_documents(const std::vector<YAML::Node>& documents, const std::string& file,
+void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const std::string& file,
                                const LevelMap& levels, const PriorityClasses& classes, ManifestJobs& out,
                                DiagnosticSink& sink) {
   static constexpr Kind kWorkloads[] = {
@@ -592,7 +592,7 @@ void read_kubernetes_documents(const std::vector<YAML::Node>& documents, const s
   Reader r(file, sink);
   WorkloadReader workloads(r, levels, classes, out);
   bool any_workload = false;
-  for (const YAML::Node& doc : documents) {
+  for (const yaml::Node& doc : documents) {
     if (!doc.IsDefined() || doc.IsNull()) continue;
     if (!doc.IsMap()) {
       sink.error(r.where(doc), "a Kubernetes document must be a mapping with apiVersion and kind");

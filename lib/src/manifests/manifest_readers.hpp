@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
+#include "../io/yaml_tree.hpp"
 
 #include "level_map.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
@@ -24,11 +24,11 @@ struct PriorityClasses {
 
 /// Collects the priority classes of `documents` (every input's, before any
 /// workload is read, so that a class may be defined in another file).
-void collect_priority_classes(const std::vector<YAML::Node>& documents, const std::string& file,
+void collect_priority_classes(const std::vector<yaml::Node>& documents, const std::string& file,
                               PriorityClasses& classes, DiagnosticSink& sink);
 
 /// Reads the workloads of Kubernetes `documents` into `out`; input errors go to `sink`.
-void read_kubernetes_documents(const std::vector<YAML::Node>& documents, const std::string& file,
+void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const std::string& file,
                                const LevelMap& levels, const PriorityClasses& classes, ManifestJobs& out,
                                DiagnosticSink& sink);
 

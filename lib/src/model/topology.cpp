@@ -66,6 +66,39 @@ bool Topology::contains(DomainId outer, DomainId inner) const {
   return ancestor(inner, domains_[outer].level) == outer;
 }
 
+std::pair<DomainId, DomainId> Topology::descendants_at(DomainId domain, LevelIndex level) const {
+  const LevelIndex own = domains_[domain].level;
+  if (level < own) return {domain, domain};
+  if (level == own) return {domain, domain + 1};
+  // Depth-first ids: the descendants are the run whose ancestor at the
+  // domain's level is the domain itself.
+  DomainId lo = level_begin_[level];
+  DomainId hi = level_begin_[level + 1];
+  DomainId first = lo;
+  DomainId count = hi - lo;
+  while (count > 0) {
+    DomainId step = count / 2;
+    if (ancestor(first + step, own) < domain) {
+      first += step + 1;
+      count -= step + 1;
+    } else {
+      count = step;
+    }
+  }
+  DomainId last = first;
+  count = hi - first;
+  while (count > 0) {
+    DomainId step = count / 2;
+    if (ancestor(last + step, own) <= domain) {
+      last += step + 1;
+      count -= step + 1;
+    } else {
+      count = step;
+    }
+  }
+  return {first, last};
+}
+
 std::string Topology::domain_path(DomainId domain) const {
   std::vector<DomainId> chain;
   for (DomainId d = domain; d != root(); d = domains_[d].parent) chain.push_back(d);

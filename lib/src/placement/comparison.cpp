@@ -1,3 +1,4 @@
+#include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/comparison.hpp"
 
 #include <fmt/format.h>

@@ -20,9 +20,10 @@ class JobReader {
 
   /// The job's keys; `extra_keys` are allowed beside them (plan entries).
   /// With `size_optional`, a job without gpus/nodes/replicas is accepted (its
-  /// size then comes from the devices of a plan entry).
-  std::optional<Job> read(const YAML::Node& node, const std::vector<std::string_view>& extra_keys = {},
-                          bool size_optional = false);
+  /// size then comes from the devices of a plan entry). A defined `name`
+  /// gives the job's name from outside the node (a plan entry's `job:`).
+  std::optional<Job> read(const yaml::Node& node, const std::vector<std::string_view>& extra_keys = {},
+                          bool size_optional = false, const yaml::Node& name = {});
   static const std::vector<std::string_view>& keys();
 
  private:
@@ -41,8 +42,8 @@ class JobReader {
       return std::nullopt;
     }
   }
-  void read_parallelism(const YAML::Node& node, Job& job);
-  void read_workload(const YAML::Node& node, Job& job);
+  void read_parallelism(const yaml::Node& node, Job& job);
+  void read_workload(const yaml::Node& node, Job& job);
 
   const std::string& file_;
   DiagnosticSink& sink_;

@@ -52,7 +52,7 @@ std::optional<double> parse_count(std::string_view text) {
   return parse_with_suffix(text, {{"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"G", 1e9}, {"T", 1e12}});
 }
 
-void JobReader::read_parallelism(const YAML::Node& node, Job& job) {
+void JobReader::read_parallelism(const yaml::Node& node, Job& job) {
   yaml::MapReader m(node, file_, sink_, "'parallelism'");
   m.allow({"tp", "pp", "dp", "ep"});
   if (!m.ok()) return;
@@ -66,7 +66,7 @@ void JobReader::read_parallelism(const YAML::Node& node, Job& job) {
                                            job.parallelism.ep, job.parallelism.dp));
 }
 
-void JobReader::read_workload(const YAML::Node& node, Job& job) {
+void JobReader::read_workload(const yaml::Node& node, Job& job) {
   yaml::MapReader m(node, file_, sink_, "'workload'");
   m.allow({"parameters", "precision", "gradient_bytes", "sharded", "activation_bytes", "layers", "micro_batches",
            "expert_bytes", "moe_layers"});
@@ -119,8 +119,8 @@ const std::vector<std::string_view>& JobReader::keys() {
   return kKeys;
 }
 
-std::optional<Job> JobReader::read(const YAML::Node& node, const std::vector<std::string_view>& extra_keys,
-                                   bool size_optional) {
+std::optional<Job> JobReader::read(const yaml::Node& node, const std::vector<std::string_view>& extra_keys,
+                                   bool size_optional, const yaml::Node& name_node) {
   yaml::MapReader m(node, file_, sink_, "a job");
   std::vector<std::string_view> allowed = keys();
   allowed.insert(allowed.end(), extra_keys.begin(), extra_keys.end());
@@ -129,8 +129,13 @@ std::optional<Job> JobReader::read(const YAML::Node& node, const std::vector<std
   Job job;
   job.where = m.where();
   std::size_t before = sink_.size();
-  if (auto name = m.string("name", true)) job.name = *name;
-  if (job.name.empty() && sink_.size() == before) sink_.error(m.where("name"), "a job needs a non-empty name");
+  if (name_node.IsDefined()) {
+    if (auto name = yaml::scalar(name_node, file_, sink_, "'name'")) job.name = *name;
+  } else if (auto name = m.string("name", true)) {
+    job.name = *name;
+  }
+  if (job.name.empty() && sink_.size() == before)
+    sink_.error(name_node.IsDefined() ? yaml::where(file_, name_node) : m.where("name"), "a job needs a non-empty name");
   if (auto kind = m.string("kind")) {
     if (*kind == "training")
       job.kind = JobKind::training;
@@ -230,7 +235,7 @@ namespace {
 // A document without 'jobs' (and without a key close to it) is another kind
 // of file: say so once, and what it seems to be, instead of listing every key
 // as unknown.
-void check_is_manifest(const YAML::Node& root, std::string_view text, const std::string& file) {
+void check_is_manifest(const yaml::Node& root, std::string_view text, const std::string& file) {
   std::vector<std::string> keys;
   if (root.IsSequence()) return;  // a bare list of jobs
   if (root.IsMap())
@@ -258,11 +263,11 @@ void check_is_manifest(const YAML::Node& root, std::string_view text, const std:
 }  // namespace
 
 std::vector<Job> parse_jobs_yaml(std::string_view text, const std::string& file) {
-  YAML::Node root = yaml::parse(text, file, FileKind::jobs);
+  yaml::Node root = yaml::parse(text, file, FileKind::jobs);
   check_is_manifest(root, text, file);
   DiagnosticSink sink;
   std::vector<Job> jobs;
-  YAML::Node list = root;
+  yaml::Node list = root;
   if (root.IsMap()) {
     yaml::MapReader m(root, file, sink, "a job manifest");
     m.allow({"jobs"});
@@ -274,7 +279,7 @@ std::vector<Job> parse_jobs_yaml(std::string_view text, const std::string& file)
   } else if (list.IsDefined()) {
     JobReader reader(file, sink);
     std::map<std::string, SourceLocation> names;
-    for (const YAML::Node& item : list) {
+    for (const yaml::Node& item : list) {
       auto job = reader.read(item);
       if (!job) continue;
       if (auto [it, fresh] = names.emplace(job->name, job->where); !fresh) {

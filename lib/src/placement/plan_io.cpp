@@ -1,4 +1,5 @@
 #include <cmath>
+#include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/plan_io.hpp"
 
 #include <algorithm>
@@ -377,13 +378,13 @@ class PlanReader {
   PlanReader(const std::string& file, DiagnosticSink& sink, const Topology& t)
       : file_(file), sink_(sink), t_(t), index_(t) {}
 
-  void read(const YAML::Node& root, Plan& plan);
+  void read(const yaml::Node& root, Plan& plan);
 
  private:
   // Devices a list or hostlist names: device names, or hostnames meaning all
   // of the node's accelerators.
-  std::vector<DeviceId> devices(const YAML::Node& node, bool nodes_only);
-  void entry(const YAML::Node& node, Plan& plan);
+  std::vector<DeviceId> devices(const yaml::Node& node, bool nodes_only);
+  void entry(const yaml::Node& node, Plan& plan);
 
   const std::string& file_;
   DiagnosticSink& sink_;
@@ -392,7 +393,7 @@ class PlanReader {
   std::set<DeviceId> listed_;  // the accelerators of the entry being read, for repeats
 };
 
-std::vector<DeviceId> PlanReader::devices(const YAML::Node& node, bool nodes_only) {
+std::vector<DeviceId> PlanReader::devices(const yaml::Node& node, bool nodes_only) {
   // Each name with the list item it came from (its text and position).
   struct Name {
     std::string name;
@@ -400,7 +401,7 @@ std::vector<DeviceId> PlanReader::devices(const YAML::Node& node, bool nodes_onl
   };
   std::vector<Name> names;
   std::vector<std::pair<std::string, SourceLocation>> items;
-  auto add_list = [&](const YAML::Node& item) {
+  auto add_list = [&](const yaml::Node& item) {
     auto text = yaml::scalar(item, file_, sink_, "a device list");
     if (!text) return;
     HostlistExpansion e = expand_hostlist(*text, TopologyLimits::max_devices);  // no topology has more
@@ -412,7 +413,7 @@ std::vector<DeviceId> PlanReader::devices(const YAML::Node& node, bool nodes_onl
     for (std::string& n : e.names) names.push_back({std::move(n), items.size() - 1});
   };
   if (node.IsSequence())
-    for (const YAML::Node& item : node) add_list(item);
+    for (const yaml::Node& item : node) add_list(item);
   else
     add_list(node);
   std::vector<DeviceId> out;
@@ -462,7 +463,7 @@ std::vector<DeviceId> PlanReader::devices(const YAML::Node& node, bool nodes_onl
   return out;
 }
 
-void PlanReader::entry(const YAML::Node& node, Plan& plan) {
+void PlanReader::entry(const yaml::Node& node, Plan& plan) {
   if (!node.IsMap()) {
     sink_.error(yaml::where(file_, node), "a plan entry must be a mapping with 'name' and 'devices' or 'nodes'");
     return;
@@ -472,14 +473,15 @@ void PlanReader::entry(const YAML::Node& node, Plan& plan) {
   // The job's keys may sit beside the placement or under `job:`.
   std::optional<Job> job;
   if (node["job"].IsDefined()) {
-    YAML::Node spec = YAML::Clone(node["job"]);
-    if (spec.IsMap() && node["name"].IsDefined()) spec["name"] = node["name"];
+    yaml::Node spec = node["job"];
     yaml::MapReader outer(node, file_, sink_, "a plan entry");
     std::vector<std::string_view> keys = kPlanEntryKeys;
     keys.push_back("name");
     keys.push_back("nodes");
     outer.allow(keys);
-    job = reader.read(spec, {}, true);
+    job = reader.read(spec, {}, true, node["name"]);
+    // The job is where its entry is.
+    if (job) job->where = yaml::where(file_, node);
   } else {
     job = reader.read(node, kPlanEntryKeys, true);
   }
@@ -497,7 +499,7 @@ void PlanReader::entry(const YAML::Node& node, Plan& plan) {
   // topoplan's own plans list devices and, for reading, their hosts; the
   // most precise of replica_devices, devices, hosts wins.
   const char* hosts_key = !node["hosts"].IsDefined() && node["job"].IsDefined() ? "nodes" : "hosts";
-  const YAML::Node hosts = node[hosts_key];
+  const yaml::Node hosts = node[hosts_key];
   bool given = node["devices"].IsDefined() || hosts.IsDefined() || node["replica_devices"].IsDefined();
   if (placed && !given) {
     sink_.error(yaml::where(file_, node),
@@ -509,7 +511,7 @@ void PlanReader::entry(const YAML::Node& node, Plan& plan) {
       sink_.error(yaml::where(file_, node["replica_devices"]), "'replica_devices' must be a list of device lists");
       return;
     }
-    for (const YAML::Node& r : node["replica_devices"]) p.replicas.push_back(devices(r, false));
+    for (const yaml::Node& r : node["replica_devices"]) p.replicas.push_back(devices(r, false));
   } else if (node["devices"].IsDefined()) {
     p.replicas.push_back(devices(node["devices"], false));
   } else if (hosts.IsDefined()) {
@@ -524,11 +526,9 @@ void PlanReader::entry(const YAML::Node& node, Plan& plan) {
     }
   p.placed = placed && !p.replicas.empty();
   if (!p.placed) p.replicas.clear();
-  if (!p.placed) {
-    // IsDefined first: a missing key's node throws on every other question.
-    const YAML::Node reason = node["reason"];
-    p.reason = reason.IsDefined() && reason.IsScalar() ? reason.Scalar() : "not placed in this plan";
-  }
+  // A const node's missing key is invalid: IsScalar() on it would throw.
+  const yaml::Node reason = node["reason"];
+  if (!p.placed) p.reason = reason.IsDefined() && reason.IsScalar() ? reason.Scalar() : "not placed in this plan";
   // Sizes follow the devices where the entry does not give them.
   if (p.placed) {
     job->replicas = static_cast<std::uint32_t>(p.replicas.size());
@@ -543,19 +543,19 @@ void PlanReader::entry(const YAML::Node& node, Plan& plan) {
   plan.placements.push_back(std::move(p));
 }
 
-void PlanReader::read(const YAML::Node& root, Plan& plan) {
+void PlanReader::read(const yaml::Node& root, Plan& plan) {
   yaml::MapReader m(root, file_, sink_, "a plan");
   m.allow({"topology", "policy", "jobs", "summary"});
   if (!m.ok()) return;
   plan.topology = m.string("topology").value_or("");
   plan.policy = m.string("policy").value_or("given");
-  YAML::Node jobs = m.get("jobs");
+  yaml::Node jobs = m.get("jobs");
   if (!jobs.IsDefined() || !jobs.IsSequence()) {
     sink_.error(jobs.IsDefined() ? yaml::where(file_, jobs) : m.where(), "a plan needs 'jobs:', a list of entries");
     return;
   }
   std::set<std::string> names;
-  for (const YAML::Node& item : jobs) {
+  for (const yaml::Node& item : jobs) {
     std::size_t before = plan.jobs.size();
     entry(item, plan);
     if (plan.jobs.size() > before && !names.insert(plan.jobs.back().name).second)
@@ -566,7 +566,7 @@ void PlanReader::read(const YAML::Node& root, Plan& plan) {
 }  // namespace
 
 Plan parse_plan_yaml(std::string_view text, const std::string& file, const Topology& topology) {
-  YAML::Node root = yaml::parse(text, file, FileKind::plan);
+  yaml::Node root = yaml::parse(text, file, FileKind::plan);
   DiagnosticSink sink;
   Plan plan;
   PlanReader(file, sink, topology).read(root, plan);

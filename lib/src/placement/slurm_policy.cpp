@@ -73,6 +73,7 @@
 #include "topoplan/placement/slurm_policy.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace topoplan {
 
@@ -83,12 +84,14 @@ class TreeEvaluation {
  public:
   TreeEvaluation(const Topology& t, SlurmTreeRules rules) : t_(t), rules_(rules), leaf_level_(t.host_level() - 1) {}
 
-  // Candidate nodes per switch (domains above the host level).
-  void count(const std::vector<std::uint8_t>& candidate) {
+  // Candidate nodes per switch (domains above the host level):
+  // `candidates_in(leaf)` for the leaf switches, sums above them.
+  template <typename Leaf>
+  void count(const Leaf& candidates_in) {
     auto [first_node, last_node] = t_.domains_at(t_.host_level());
     count_.assign(first_node, 0);
-    for (DomainId n = first_node; n < last_node; ++n)
-      if (candidate[n - first_node]) ++count_[t_.domain(n).parent];
+    auto [first_leaf, last_leaf] = t_.domains_at(leaf_level_);
+    for (DomainId s = first_leaf; s < last_leaf; ++s) count_[s] = candidates_in(s);
     for (LevelIndex l = leaf_level_; l-- > 0;) {
       auto [first, last] = t_.domains_at(l);
       for (DomainId d = first; d < last; ++d) {
@@ -211,28 +214,49 @@ std::vector<std::uint32_t> SlurmPolicy::place(const CapacityView& view, const Pl
   const bool one_leaf = request.required && host > 0 && *request.required == host - 1;
   if (one_node && whole && request.units > 1) return {};
 
-  // Candidate nodes and what each offers: a whole free node, or its usable
-  // accelerators in whole groups.
-  auto [first_node, last_node] = t.domains_at(host);
-  std::vector<std::uint32_t> offer(last_node - first_node, 0);
-  std::vector<std::uint8_t> candidate(offer.size(), 0);
-  for (DomainId n = first_node; n < last_node; ++n) {
-    std::uint32_t& o = offer[n - first_node];
-    if (whole)
-      o = view.node_free(n) && t.domain(n).accelerator_count() > 0 ? 1 : 0;
-    else
-      o = view.accelerators(n) / group * group;
-    if (one_node && !whole && o < request.units) o = 0;
-    candidate[n - first_node] = o > 0 ? 1 : 0;
-  }
+  // What a node offers: a whole free node, or its usable accelerators in
+  // whole groups (with -N 1, only a node that holds the whole request).
+  // Nodes of exactly c free accelerators offer offer_of(c), so the
+  // occupancy's per-switch histograms count candidates without visiting
+  // nodes wherever the view counts as the occupancy does.
+  const Occupancy& occ = view.occupancy();
+  auto offer_of = [&](std::uint32_t free) {
+    std::uint32_t o = free / group * group;
+    return one_node && o < request.units ? 0u : o;
+  };
+  auto offer = [&](DomainId n) -> std::uint32_t {
+    if (whole) return view.node_free(n) ? 1u : 0u;
+    return offer_of(view.accelerators(n));
+  };
+  const std::uint32_t max_node = occ.max_node_accelerators();
+  // Candidate nodes, and their offers summed, below a switch: from the
+  // histograms where the view counts as the occupancy does, else from the
+  // switches below, else (a leaf switch) from its nodes.
+  std::function<std::uint64_t(DomainId, bool)> below = [&](DomainId s, bool sum_offers) -> std::uint64_t {
+    if (whole) return view.nodes(s);
+    std::uint64_t n = 0;
+    if (view.exact(s)) {
+      for (std::uint32_t c = 1; c <= max_node; ++c)
+        if (std::uint32_t o = offer_of(c); o > 0) n += static_cast<std::uint64_t>(occ.nodes_with_free(s, c)) * (sum_offers ? o : 1);
+      return n;
+    }
+    const Domain& d = t.domain(s);
+    if (d.level + 1 < host) {
+      for (std::uint32_t c = 0; c < d.child_count; ++c)
+        if (view.accelerators(d.first_child + c) > 0) n += below(d.first_child + c, sum_offers);
+      return n;
+    }
+    for (std::uint32_t c = 0; c < d.child_count; ++c)
+      if (std::uint32_t o = offer(d.first_child + c); o > 0) n += sum_offers ? o : 1;
+    return n;
+  };
 
   std::int64_t rem_nodes = whole ? request.units : 1;
   std::uint32_t rem_accels = whole ? 0 : request.units;
   std::vector<std::pair<DomainId, std::uint32_t>> taken;  // node, accelerators (0 = whole node)
-  auto take_from = [&, first_node = first_node](DomainId n) {
-    std::uint32_t o = offer[n - first_node];
-    if (!candidate[n - first_node]) return false;
-    candidate[n - first_node] = 0;
+  auto take_from = [&](DomainId n) {
+    std::uint32_t o = offer(n);
+    if (o == 0) return false;
     --rem_nodes;
     std::uint32_t amount = whole ? 0 : std::min(o, rem_accels);
     rem_accels -= amount;
@@ -243,22 +267,16 @@ std::vector<std::uint32_t> SlurmPolicy::place(const CapacityView& view, const Pl
   bool done = false;
   if (host == 0) {
     // No switch above the only node: it fits or it does not.
-    done = take_from(first_node);
+    done = take_from(t.domains_at(host).first);
   } else {
     TreeEvaluation eval(t, rules_);
-    eval.count(candidate);
+    eval.count([&](DomainId leaf) { return static_cast<std::int64_t>(below(leaf, false)); });
     DomainId top = eval.top_switch(rem_nodes);
     if (top == kNone) return {};
     std::vector<DomainId> leaves;
-    std::uint64_t offered = 0;
-    auto [first_leaf, last_leaf] = t.domains_at(host - 1);
-    for (DomainId leaf = first_leaf; leaf < last_leaf; ++leaf)
-      if (t.contains(top, leaf)) {
-        leaves.push_back(leaf);
-        const Domain& d = t.domain(leaf);
-        for (std::uint32_t c = 0; c < d.child_count; ++c) offered += offer[d.first_child + c - first_node];
-      }
-    if (!whole && offered < request.units) return {};  // not "sufficient" below the top switch
+    auto [first_leaf, last_leaf] = t.descendants_at(top, host - 1);
+    for (DomainId leaf = first_leaf; leaf < last_leaf; ++leaf) leaves.push_back(leaf);
+    if (!whole && below(top, true) < request.units) return {};  // not "sufficient" below the top switch
     std::vector<std::uint64_t> dist(leaves.size(), 0);
     while (!done) {
       DomainId leaf = eval.choose_leaf(leaves, dist, rem_nodes);

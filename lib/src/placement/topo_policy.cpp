@@ -152,10 +152,9 @@ bool fewest_nodes(const CapacityView& view, DomainId domain, std::uint32_t units
   const Domain& d = t.domain(domain);
   if (view.whole_nodes() || d.level == t.host_level()) return false;
   std::vector<std::pair<std::uint32_t, DomainId>> nodes;
-  auto [first, last] = t.domains_at(t.host_level());
+  auto [first, last] = t.descendants_at(domain, t.host_level());
   for (DomainId n = first; n < last; ++n) {
-    const Domain& node = t.domain(n);
-    if (node.accel_begin < d.accel_begin || node.accel_end > d.accel_end || node.accelerator_count() == 0) continue;
+    if (t.domain(n).accelerator_count() == 0) continue;
     std::uint32_t free = view.accelerators(n);
     if (granule.node > 1) free -= free % granule.node;
     if (free > 0) nodes.emplace_back(free, n);
@@ -168,6 +167,28 @@ bool fewest_nodes(const CapacityView& view, DomainId domain, std::uint32_t units
     remaining -= std::min(free, remaining);
   }
   return remaining == 0;
+}
+
+// Sorts accelerator indices that come in ascending runs (a fill takes each
+// node's accelerators in order, nodes in any order): the runs are sorted,
+// not the elements, which for a 4,096-GPU job is 1,024 items, not 4,096.
+void sort_runs(std::vector<std::uint32_t>& v) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // (first index into v, length)
+  for (std::size_t i = 0; i < v.size();) {
+    std::size_t j = i + 1;
+    while (j < v.size() && v[j] > v[j - 1]) ++j;
+    runs.emplace_back(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j - i));
+    i = j;
+  }
+  if (runs.size() <= 1) return;
+  std::sort(runs.begin(), runs.end(), [&](const auto& a, const auto& b) { return v[a.first] < v[b.first]; });
+  std::vector<std::uint32_t> out;
+  out.reserve(v.size());
+  for (auto [first, length] : runs) out.insert(out.end(), v.begin() + first, v.begin() + first + length);
+  // Runs of distinct domains never interleave, so this is sorted; if two
+  // did, sort the rest of the way.
+  if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
+  v = std::move(out);
 }
 
 // What a candidate does to the free space left for later jobs, compared
@@ -184,23 +205,34 @@ struct Fragmentation {
 };
 
 Fragmentation fragmentation(const CapacityView& view, const std::vector<std::uint32_t>& accels) {
+  // `accels` is sorted and every domain owns a contiguous range of
+  // accelerators, so the accelerators taken from one domain form one run.
   const Topology& t = view.topology();
-  std::vector<std::pair<DomainId, std::uint32_t>> taken;  // (domain, accelerators taken in it)
-  for (std::uint32_t a : accels)
-    for (DomainId d = view.occupancy().node_of(a); d != t.root(); d = t.domain(d).parent) taken.emplace_back(d, 1);
-  std::sort(taken.begin(), taken.end());
   Fragmentation f;
-  for (std::size_t i = 0; i < taken.size();) {
-    DomainId d = taken[i].first;
-    std::uint32_t n = 0;
-    while (i < taken.size() && taken[i].first == d) n += taken[i++].second;
+  auto account = [&](DomainId d, std::uint32_t n) {
     std::uint32_t free = view.accelerators(d);
     std::uint32_t usable = view.occupancy().usable_in(d);
     if (free == usable && n < free) f.broken += free;
     double before = free;
     double left = free > n ? free - n : 0;
     f.concentration += left * left - before * before;
+  };
+  std::vector<DomainId> current(t.host_level() + 1, kNone);
+  std::vector<std::uint32_t> taken(t.host_level() + 1, 0);
+  for (std::uint32_t a : accels) {
+    DomainId d = view.occupancy().node_of(a);
+    for (LevelIndex l = t.domain(d).level; d != t.root(); d = t.domain(d).parent, --l) {
+      if (current[l] == d) {
+        ++taken[l];
+        continue;
+      }
+      if (current[l] != kNone) account(current[l], taken[l]);
+      current[l] = d;
+      taken[l] = 1;
+    }
   }
+  for (LevelIndex l = 0; l < current.size(); ++l)
+    if (current[l] != kNone) account(current[l], taken[l]);
   return f;
 }
 
@@ -210,22 +242,14 @@ std::vector<std::uint32_t> TopoPolicy::place(const CapacityView& view, const Pla
   const Topology& t = view.topology();
   if (request.units == 0) return {};
   LevelIndex coarsest = request.required.value_or(0);
+  if (view.count(t.root()) < request.units) return {};
+  const Occupancy& occ = view.occupancy();
   for (LevelIndex level = t.host_level() + 1; level-- > coarsest;) {
-    auto [first, last] = t.domains_at(level);
-    std::vector<DomainId> fitting;
-    for (DomainId d = first; d < last; ++d)
-      if (view.count(d) >= request.units) fitting.push_back(d);
-    if (fitting.empty()) continue;
+    const std::uint32_t most = view.whole_nodes() ? occ.max_nodes_at(level) : occ.max_accelerators_at(level);
+    if (most < request.units) continue;
     // Best fit, inside the busiest parent, then hierarchy order.
-    std::stable_sort(fitting.begin(), fitting.end(), [&](DomainId x, DomainId y) {
-      if (view.count(x) != view.count(y)) return view.count(x) < view.count(y);
-      DomainId px = t.domain(x).parent;
-      DomainId py = t.domain(y).parent;
-      std::uint32_t fx = px == kNone ? 0 : view.count(px);
-      std::uint32_t fy = py == kNone ? 0 : view.count(py);
-      return fx < fy;
-    });
-    if (fitting.size() > kCandidates) fitting.resize(kCandidates);
+    std::vector<DomainId> fitting = view.tightest(level, request.units, kCandidates);
+    if (fitting.empty()) continue;
 
     std::vector<std::uint32_t> best;
     double best_cost = 0;
@@ -248,7 +272,7 @@ std::vector<std::uint32_t> TopoPolicy::place(const CapacityView& view, const Pla
       if (!placed) continue;
       std::size_t first_of_domain = candidates.size();
       auto add = [&](std::vector<std::uint32_t> candidate) {
-        std::sort(candidate.begin(), candidate.end());
+        sort_runs(candidate);
         for (std::size_t c = first_of_domain; c < candidates.size(); ++c)
           if (candidates[c] == candidate) return;
         candidates.push_back(std::move(candidate));

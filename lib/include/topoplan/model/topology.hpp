@@ -148,6 +148,9 @@ class Topology {
   DomainId ancestor(DomainId domain, LevelIndex level) const;
   /// Whether `inner` is `outer` or lies below it.
   bool contains(DomainId outer, DomainId inner) const;
+  /// The domains at `level` below (or equal to) `domain`: a contiguous id
+  /// range [first, last), empty when `level` is coarser than the domain's.
+  std::pair<DomainId, DomainId> descendants_at(DomainId domain, LevelIndex level) const;
 
   /// Accelerators (GPUs, LPUs) in hierarchy order.
   std::span<const DeviceId> accelerators() const { return accelerators_; }

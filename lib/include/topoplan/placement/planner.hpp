@@ -91,17 +91,4 @@ Plan plan_jobs(const Topology& topology, std::vector<Job> jobs, const PlanOption
 /// for a plan whose placements were set by hand or by another tool (`evaluate`).
 void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer);
 
-/// Nodes (hostnames) and domains per level a set of devices spans, in
-/// hierarchy order; level 0 (the root) is left out.
-struct Span {
-  std::vector<DomainId> nodes;
-  std::vector<std::vector<DomainId>> domains;  // per level index; [0] empty
-};
-Span span_of(const Topology& topology, const std::vector<std::vector<DeviceId>>& replicas);
-
-/// Constraint violations of a placement (required, spread, replicas_within,
-/// exclusive_level, model, tenant, exclusivity, duplicates), one message
-/// each; empty when it honours its job.
-std::vector<std::string> check_placement(const Topology& topology, const Plan& plan, std::size_t job);
-
 }  // namespace topoplan

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -14,44 +13,9 @@
 #include <vector>
 
 #include "topoplan/placement/job.hpp"
-#include "topoplan/placement/occupancy.hpp"
+#include "topoplan/placement/capacity_view.hpp"
 
 namespace topoplan {
-
-/// Free capacity as one placement sees it: the occupancy, optionally narrowed
-/// by the job's constraints (accelerator model, tenant, excluded domains), and
-/// counted in accelerators or in whole free nodes.
-class CapacityView {
- public:
-  CapacityView(const Occupancy& occupancy, bool whole_nodes);
-
-  const Topology& topology() const { return occupancy_->topology(); }
-  const Occupancy& occupancy() const { return *occupancy_; }
-  bool whole_nodes() const { return whole_nodes_; }
-
-  /// Keeps only accelerators for which `usable` holds (and that are free).
-  void restrict(const std::function<bool(std::uint32_t accel)>& usable);
-  /// Makes a whole domain unusable (e.g. one already holding a replica).
-  void exclude(DomainId domain);
-
-  /// Usable units in a domain: accelerators, or whole nodes.
-  std::uint32_t count(DomainId domain) const;
-  /// Usable accelerators in a domain (whatever the unit).
-  std::uint32_t accelerators(DomainId domain) const;
-  bool usable(std::uint32_t accel) const;
-  /// Whether every accelerator of `node` is usable.
-  bool node_free(DomainId node) const { return accelerators(node) == topology().domain(node).accelerator_count(); }
-
- private:
-  void recount();
-
-  const Occupancy* occupancy_;
-  bool whole_nodes_;
-  bool filtered_ = false;
-  std::vector<std::uint8_t> usable_;       // per accelerator, when filtered
-  std::vector<std::uint32_t> free_;        // per domain, when filtered
-  std::vector<std::uint32_t> free_nodes_;  // per domain, when filtered
-};
 
 /// Prices a candidate placement: seconds of communication per step for `job`
 /// on `ranks` (device ids in rank order). Implemented over the cost model.

@@ -1,0 +1,82 @@
+// price_plan: what a plan costs (each job alone and with the others sharing
+// links), what it leaves free per level, and which constraints it breaks.
+#include <algorithm>
+
+#include "price_cache.hpp"
+#include "topoplan/placement/occupancy.hpp"
+#include "topoplan/placement/placement_check.hpp"
+#include "topoplan/placement/planner.hpp"
+
+namespace topoplan {
+
+std::vector<double> PlanPricer::shared_step_seconds(const std::vector<const Job*>& jobs,
+                                                    const std::vector<std::vector<DeviceId>>& ranks) const {
+  std::vector<double> out(jobs.size(), -1);
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (jobs[i] && !ranks[i].empty()) out[i] = step_seconds(*jobs[i], ranks[i]);
+  return out;
+}
+
+void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) {
+  PlanSummary& s = plan.summary;
+  s = PlanSummary();
+  s.jobs = plan.jobs.size();
+  s.accelerators = topology.accelerators().size();
+  Occupancy occ(topology);
+  std::vector<const Job*> jobs;
+  std::vector<std::vector<DeviceId>> ranks;
+  std::vector<std::pair<std::size_t, std::size_t>> owners;  // (job, replica) per priced entry
+  for (std::size_t j = 0; j < plan.placements.size(); ++j) {
+    JobPlacement& p = plan.placements[j];
+    if (!p.placed) {
+      ++s.unplaced;
+      continue;
+    }
+    ++s.placed;
+    for (std::size_t r = 0; r < p.replicas.size(); ++r) {
+      for (DeviceId d : p.replicas[r]) {
+        std::uint32_t a = topology.accelerator_index(d);
+        if (a != kNone && occ.is_free(a)) {
+          occ.take(a, static_cast<std::uint32_t>(j));
+          ++s.accelerators_used;
+        }
+      }
+      jobs.push_back(&plan.jobs[j]);
+      ranks.push_back(p.replicas[r]);
+      owners.emplace_back(j, r);
+    }
+  }
+  if (pricer) {
+    std::vector<double> shared = pricer->shared_step_seconds(jobs, ranks);
+    // Alone, equal shapes cost the same: price each shape once.
+    PriceCache alone_prices(topology, *pricer);
+    for (std::size_t i = 0; i < owners.size(); ++i) {
+      JobPlacement& p = plan.placements[owners[i].first];
+      double alone = alone_prices.step_seconds(*jobs[i], ranks[i]);
+      p.step_seconds = std::max(p.step_seconds, alone);
+      p.shared_step_seconds = std::max(p.shared_step_seconds, shared[i]);
+    }
+    for (const JobPlacement& p : plan.placements)
+      if (p.placed && p.shared_step_seconds > 0) s.step_seconds_total += p.shared_step_seconds;
+  }
+  for (LevelIndex l = 0; l <= topology.host_level(); ++l) {
+    LevelFree lf;
+    lf.level = topology.levels()[l].name;
+    auto [first, last] = topology.domains_at(l);
+    for (DomainId d = first; d < last; ++d) {
+      lf.largest_free = std::max(lf.largest_free, occ.free_in(d));
+      lf.free_domains += occ.usable_in(d) > 0 && occ.free_in(d) == occ.usable_in(d) ? 1u : 0u;
+    }
+    s.levels.push_back(lf);
+  }
+  s.accelerators_free = occ.free_in(topology.root());
+  s.accelerators_unavailable = s.accelerators - occ.usable_in(topology.root());
+  std::vector<std::vector<std::string>> problems = check_plan(topology, plan);
+  for (std::size_t j = 0; j < plan.placements.size(); ++j) {
+    JobPlacement& p = plan.placements[j];
+    p.problems.clear();
+    if (p.placed) p.problems = std::move(problems[j]);
+  }
+}
+
+}  // namespace topoplan

@@ -1,0 +1,215 @@
+#include "planner_core.hpp"
+
+#include <algorithm>
+
+#include "topoplan/io/hostlist.hpp"
+#include "topoplan/model/node_size.hpp"
+
+namespace topoplan {
+
+PlannerCore::PlannerCore(const Topology& topology, PlannerOptions opts)
+    : t(topology),
+      options(std::move(opts)),
+      occupancy(topology),
+      policy(make_policy(options.policy, topology)),
+      node_size(typical_node_accelerators(topology)),
+      mask(topology) {
+  if (options.pricer) prices_ = std::make_unique<PriceCache>(topology, *options.pricer);
+}
+
+std::uint32_t PlannerCore::tenant_id(const std::string& tenant) {
+  if (tenant.empty()) return kNone;
+  return tenants_.try_emplace(tenant, static_cast<std::uint32_t>(tenants_.size())).first->second;
+}
+
+std::uint32_t PlannerCore::find_tenant(const std::string& tenant) const {
+  if (tenant.empty()) return kNone;
+  auto it = tenants_.find(tenant);
+  return it == tenants_.end() ? kNone - 2 : it->second;
+}
+
+const std::vector<std::uint8_t>* PlannerCore::class_mask(const std::string& pattern) const {
+  auto it = class_masks_.find(pattern);
+  if (it == class_masks_.end()) {
+    const std::vector<StringId>& models = occupancy.models();
+    std::vector<std::uint8_t> wanted(models.size(), 0);
+    NamePattern p;
+    std::string error;
+    if (p.parse(pattern, error))
+      for (std::size_t k = 0; k < models.size(); ++k) wanted[k] = p.matches(t.str(models[k])) ? 1 : 0;
+    if (std::all_of(wanted.begin(), wanted.end(), [](std::uint8_t w) { return w != 0; })) wanted.clear();
+    it = class_masks_.emplace(pattern, std::move(wanted)).first;
+  }
+  return it->second.empty() ? nullptr : &it->second;
+}
+
+CapacityView PlannerCore::view_over(const Occupancy& occ, const Job& job, const JobShape& shape) const {
+  CapacityView view(occ, shape.whole_nodes);
+  if (!job.accelerator_model.empty())
+    if (const std::vector<std::uint8_t>* wanted = class_mask(job.accelerator_model)) view.only_classes(*wanted);
+  // Nodes of a named tenant take only that tenant's jobs, and a named
+  // tenant's job takes no node another tenant uses.
+  if (any_tenant() && &occ == &occupancy) view.for_tenant(find_tenant(job.tenant));
+  return view;
+}
+
+CapacityView PlannerCore::view_for(const Job& job, const JobShape& shape, const std::vector<DomainId>& excluded,
+                                   DomainId inside) const {
+  CapacityView view = view_over(occupancy, job, shape);
+  if (inside != kNone) view.inside(inside);
+  for (DomainId d : excluded) view.exclude(d);
+  // An exclusive job takes no domain of its level that something else uses.
+  if (shape.exclusive) {
+    auto [first, last] = t.domains_at(*shape.exclusive);
+    for (DomainId d = first; d < last; ++d)
+      if (occupancy.free_in(d) < occupancy.usable_in(d)) view.exclude(d);
+  }
+  return view;
+}
+
+PlaceRequest PlannerCore::request_for(const Job& job, const JobShape& shape) const {
+  PlaceRequest request;
+  request.units = shape.units;
+  request.granule = shape.granule;
+  request.group = shape.group;
+  request.required = shape.required;
+  request.preferred = shape.preferred;
+  request.job = &job;
+  request.pricer = prices_ ? static_cast<const PlacementPricer*>(prices_.get()) : options.pricer;
+  return request;
+}
+
+std::vector<std::uint32_t> PlannerCore::place_replica(const Job& job, const JobShape& shape,
+                                                      const std::vector<DomainId>& excluded, DomainId inside) const {
+  CapacityView view = view_for(job, shape, excluded, inside);
+  return policy->place(view, request_for(job, shape));
+}
+
+bool PlannerCore::place(const Job& job, const JobShape& shape, JobId id, JobPlacement& out) {
+  if (shape.within) {
+    // All replicas in one domain: the policy says which domains to try.
+    WithinRequest within{request_for(job, shape), job.replicas, *shape.within, shape.spread};
+    std::optional<std::vector<DomainId>> domains = policy->within_domains(view_for(job, shape, {}), within);
+    if (domains) {
+      for (DomainId d : *domains)
+        if (place_inside(job, shape, id, d, out)) return true;
+      return false;
+    }
+  }
+  return place_inside(job, shape, id, kNone, out);
+}
+
+bool PlannerCore::place_inside(const Job& job, const JobShape& shape, JobId id, DomainId inside, JobPlacement& out) {
+  std::vector<DomainId> excluded;
+  std::vector<std::vector<std::uint32_t>> taken;
+  auto rollback = [&]() {
+    for (const auto& group : taken)
+      for (std::uint32_t a : group) occupancy.release(a);
+  };
+  for (std::uint32_t replica = 0; replica < job.replicas; ++replica) {
+    std::vector<std::uint32_t> accels = place_replica(job, shape, excluded, inside);
+    if (accels.empty()) {
+      rollback();
+      return false;
+    }
+    const std::uint32_t owner_tenant = job.tenant.empty() ? kNone : tenant_id(job.tenant);
+    for (std::uint32_t a : accels) occupancy.take(a, id, owner_tenant);
+    if (shape.spread) {
+      for (std::uint32_t a : accels) {
+        DomainId d = t.ancestor(occupancy.node_of(a), *shape.spread);
+        if (std::find(excluded.begin(), excluded.end(), d) == excluded.end()) excluded.push_back(d);
+      }
+    }
+    taken.push_back(std::move(accels));
+  }
+  auto all = t.accelerators();
+  out.replicas.clear();
+  for (const auto& group : taken) {
+    std::vector<DeviceId> devices;
+    for (std::size_t i = 0; i < group.size() && i < shape.ranks; ++i) devices.push_back(all[group[i]]);
+    out.replicas.push_back(std::move(devices));
+  }
+  out.placed = true;
+  return true;
+}
+
+std::vector<DomainId> PlannerCore::keep(JobId id, std::uint32_t tenant, LevelIndex level,
+                                        const std::vector<std::vector<DeviceId>>& replicas) {
+  std::vector<DomainId> domains;
+  for (const auto& replica : replicas)
+    for (DeviceId d : replica) {
+      if (!is_accelerator(t.device(d).kind)) continue;
+      DomainId domain = t.ancestor(t.device(d).domain, level);
+      if (std::find(domains.begin(), domains.end(), domain) == domains.end()) domains.push_back(domain);
+    }
+  for (DomainId domain : domains) {
+    const Domain& d = t.domain(domain);
+    for (std::uint32_t a = d.accel_begin; a < d.accel_end; ++a) occupancy.take(a, id, tenant);
+  }
+  return domains;
+}
+
+std::uint64_t PlannerCore::kept_free() const {
+  std::uint64_t n = 0;
+  for (JobId id = 0; id < jobs.size(); ++id) {
+    const Entry& e = jobs[id];
+    if (!e.active || e.kept.empty()) continue;
+    std::uint64_t held = 0;
+    for (DomainId domain : e.kept) {
+      const Domain& d = t.domain(domain);
+      for (std::uint32_t a = d.accel_begin; a < d.accel_end; ++a) held += occupancy.owner(a) == id ? 1u : 0u;
+    }
+    n += held - std::min<std::uint64_t>(held, e.placement.device_count());
+  }
+  return n;
+}
+
+namespace {
+
+// Accelerators a mask names, directly or through a domain, in index order.
+void masked_accelerators(const Topology& t, const ScenarioMask& m, std::vector<std::uint32_t>& out) {
+  for (const auto& [device, state] : m.devices()) {
+    std::uint32_t a = t.accelerator_index(device);
+    if (a != kNone) out.push_back(a);
+  }
+  for (const auto& [domain, state] : m.domains()) {
+    const Domain& d = t.domain(domain);
+    for (std::uint32_t a = d.accel_begin; a < d.accel_end; ++a) out.push_back(a);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+}  // namespace
+
+const Occupancy& PlannerCore::empty() const {
+  if (!empty_) {
+    empty_ = std::make_unique<Occupancy>(t);
+    std::vector<std::uint32_t> touched;
+    masked_accelerators(t, mask, touched);
+    for (std::uint32_t a : touched) empty_->set_available(a, mask.accelerator(a) == DeviceState::up);
+  }
+  return *empty_;
+}
+
+void PlannerCore::apply_mask(const ScenarioMask& next) {
+  std::vector<std::uint32_t> touched;
+  masked_accelerators(t, mask, touched);
+  masked_accelerators(t, next, touched);
+  mask = next;
+  std::vector<std::pair<DomainId, JobId>> kept;
+  for (JobId id = 0; id < jobs.size(); ++id)
+    if (jobs[id].active)
+      for (DomainId domain : jobs[id].kept) kept.emplace_back(domain, id);
+  for (std::uint32_t a : touched) {
+    const bool available = mask.accelerator(a) == DeviceState::up;
+    occupancy.set_available(a, available);
+    if (!available || !occupancy.is_free(a)) continue;
+    // Back up inside a domain an exclusive job keeps: it stays that job's.
+    for (const auto& [domain, id] : kept)
+      if (a >= t.domain(domain).accel_begin && a < t.domain(domain).accel_end) occupancy.take(a, id, jobs[id].tenant);
+  }
+  empty_.reset();
+}
+
+}  // namespace topoplan

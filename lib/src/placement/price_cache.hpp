@@ -1,0 +1,52 @@
+// Remembers what placements cost, per job shape and placement shape, so the
+// planner prices a shape once instead of once per candidate and job.
+//
+// Two placements have the same shape when their ranks sit at the same
+// positions inside nodes (local accelerator index) and spread over domains
+// the same way at every level (each rank's domain numbered by first
+// appearance), in domains of the same structure: same definition (origin),
+// same accelerator and child counts, children of the same structures, all the
+// way down. A job's price depends on its kind, parallelism and workload only.
+// Jobs on such equal shapes cost the same in the cost model, which reads
+// nothing but the topology around the ranks; tests/unit/price_cache_test.cpp
+// holds cached prices against fresh ones on every built-in topology.
+//
+// Not valid once pricing depends on per-device state (a scenario's failed
+// links, per-GPU speed): the planner then prices without it.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "topoplan/placement/policy.hpp"
+
+namespace topoplan {
+
+class PriceCache final : public PlacementPricer {
+ public:
+  /// `pricer` and `topology` must outlive the cache.
+  PriceCache(const Topology& topology, const PlacementPricer& pricer);
+
+  double step_seconds(const Job& job, std::span<const DeviceId> ranks) const override;
+
+  /// Placements of more ranks are priced every time.
+  static constexpr std::size_t kLargest = 512;
+
+  std::size_t hits() const { return hits_; }
+  std::size_t misses() const { return misses_; }
+
+ private:
+  std::string key(const Job& job, std::span<const DeviceId> ranks) const;
+
+  const Topology& t_;
+  const PlacementPricer& pricer_;
+  std::vector<std::uint32_t> structure_;  // per domain: its structure class
+  mutable std::unordered_map<std::string, double> prices_;
+  mutable std::size_t hits_ = 0;
+  mutable std::size_t misses_ = 0;
+  mutable std::vector<std::vector<DomainId>> seen_;  // scratch: per level, domains by first appearance
+  mutable std::vector<std::uint32_t> words_;          // scratch: the key being built
+};
+
+}  // namespace topoplan
