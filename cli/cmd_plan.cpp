@@ -10,6 +10,7 @@
 #include "cli_support.hpp"
 #include "command.hpp"
 #include "topoplan/placement/placement_check.hpp"
+#include "topoplan/placement/check_report.hpp"
 #include "topoplan/placement/comparison.hpp"
 #include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
@@ -129,11 +130,23 @@ int run_plan(const PlanCommandOptions& o) {
 int run_evaluate(const PlanCommandOptions& o) {
   Topology topology = load_topology_argument(o.topology);
   Plan plan = parse_plan_yaml(read_input(o.plan), o.plan, topology);
-  if (plan.topology.empty()) plan.topology = o.topology;
+  plan.topology = o.topology;  // as given, whatever the file says
   JobPricer pricer(topology);
   price_plan(topology, plan, &pricer);
   std::cout << render_plan(topology, plan, o.format);
+  // A placement that breaks its constraints (down or shared devices, a
+  // required level) is a negative verdict; jobs the plan left out are not.
+  for (const JobPlacement& p : plan.placements)
+    if (p.placed && !p.problems.empty()) return kNegative;
   return kSuccess;
+}
+
+int write_check(const CheckReport& report, const PlanCommandOptions& o) {
+  if (o.format == PlanFormat::json)
+    write_check_json(std::cout, report);
+  else
+    write_check_text(std::cout, report);
+  return report.ok() ? kSuccess : kNegative;
 }
 
 std::vector<std::string> split_policies(const std::string& list) {
@@ -168,36 +181,25 @@ int run_compare(const PlanCommandOptions& o) {
 
 int run_check(const PlanCommandOptions& o) {
   Topology topology = load_topology_argument(o.topology);
+  JobPricer pricer(topology);
+  // A plan (from plan -o, another scheduler, or by hand) is gated as it is;
+  // manifests are planned first.
+  if (o.jobs.size() == 1) {
+    std::string text = read_input(o.jobs.front());
+    if (is_plan_yaml(text)) {
+      Plan plan = parse_plan_yaml(text, o.jobs.front(), topology);
+      plan.topology = o.topology;
+      price_plan(topology, plan, &pricer);
+      return write_check(check_report(plan), o);
+    }
+  }
   ManifestJobs manifest = load_jobs(o.jobs, topology, o, true);
-  std::vector<Job>& jobs = manifest.jobs;
   PlanOptions options;
   options.policy = o.policy;
   options.topology_name = o.topology;
-  JobPricer pricer(topology);
   options.pricer = &pricer;
-  Plan plan = plan_jobs(topology, jobs, options);
-  std::vector<Diagnostic> problems = manifest.rejections;
-  for (std::size_t j = 0; j < plan.jobs.size(); ++j)
-    for (const std::string& problem : check_placement(topology, plan, j))
-      problems.push_back({plan.jobs[j].where, fmt::format("job '{}': {}", plan.jobs[j].name, problem)});
-  if (o.format == PlanFormat::json) {
-    JsonWriter j(std::cout);
-    j.begin_object().field("ok", problems.empty()).field("jobs", plan.jobs.size()).field("placed", plan.summary.placed);
-    if (!manifest.rejections.empty()) j.field("rejected", manifest.rejections.size());
-    j.key("problems").begin_array();
-    for (const Diagnostic& d : problems)
-      j.begin_object().field("file", d.where.file).field("line", d.where.line).field("column", d.where.column).field(
-          "message", d.message).end_object();
-    j.end_array().end_object();
-  } else {
-    for (const Diagnostic& d : problems) fmt::print(std::cout, "{}\n", d.str());
-    std::string rejected = manifest.rejections.empty()
-                               ? ""
-                               : fmt::format(" ({} rejected as the scheduler would)", manifest.rejections.size());
-    fmt::print(std::cout, "{}: {} of {} jobs placed{}, {} problem{}\n", problems.empty() ? "ok" : "FAIL",
-               plan.summary.placed, plan.jobs.size(), rejected, problems.size(), problems.size() == 1 ? "" : "s");
-  }
-  return problems.empty() ? kSuccess : kNegative;
+  Plan plan = plan_jobs(topology, std::move(manifest.jobs), options);
+  return write_check(check_report(plan, manifest.rejections), o);
 }
 
 void add_topology(CLI::App& command, PlanCommandOptions& o) {
@@ -252,7 +254,10 @@ Action setup_evaluate(CLI::App& command) {
   command.add_option("PLAN", o->plan, "a plan: from 'topoplan plan -o', by hand, or from another scheduler")
       ->required();
   add_plan_format(command, o->format);
-  command.footer("Plan entries name devices (HOST/gpuK, hostlists allowed) or whole nodes; see topoplan-jobs(5).");
+  command.footer(
+      "Plan entries name devices (HOST/gpuK, hostlists allowed) or whole nodes; see topoplan-jobs(5).\n"
+      "Exit status: 0 when every placed job keeps its constraints, 1 when one breaks them\n"
+      "(down or shared devices, a required level, an exclusive domain), 2 for unreadable input.");
   return [o]() { return run_evaluate(*o); };
 }
 
@@ -267,7 +272,9 @@ Action setup_compare(CLI::App& command) {
   command.footer(
       "One table: per job and policy the estimated communication time per step (with\n"
       "the other jobs sharing links) and the domains it spans per level; then the\n"
-      "total, the jobs placed, and the largest free island each policy leaves per level.\n"
+      "total (which adds placed jobs and says how many it leaves out), the jobs placed,\n"
+      "the placements that break their constraints (marked '!', listed after the table),\n"
+      "and the largest free island each policy leaves per level.\n"
       "Policies: topo, kueue, slurm, slurm-22.05, naive (see 'topoplan plan --help').\n\n"
       "Example:\n  topoplan compare dgx-h100:nodes=128 samples/jobs-superpod.yaml --policies topo,kueue");
   return [o]() { return run_compare(*o); };
@@ -276,14 +283,19 @@ Action setup_compare(CLI::App& command) {
 Action setup_check(CLI::App& command) {
   auto o = std::make_shared<PlanCommandOptions>();
   add_topology(command, *o);
-  command.add_option("JOBS", o->jobs, "job manifests to gate (topoplan, Kubernetes or sbatch)")->required();
+  command.add_option("JOBS", o->jobs, "job manifests to gate (topoplan, Kubernetes or sbatch), or one plan")
+      ->required();
   add_level_labels(command, *o);
   command.add_option("--policy", o->policy, "placement policy (default topo)")->option_text("P");
-  add_plan_format(command, o->format, false);
-  command.footer("Exit status: 0 when every job places and every constraint holds, 1 otherwise\n"
+  add_plan_format(command, o->format);
+  command.footer("Manifests are planned with --policy, then checked; a single plan file (from\n"
+                 "'topoplan plan -o', by hand, or another scheduler's) is checked as it is.\n"
+                 "Exit status: 0 when every job places and every constraint holds, 1 otherwise\n"
                  "(one line per problem, also for what Kueue, Volcano or sbatch would reject),\n"
                  "2 for unreadable input.\n\n"
-                 "Example:\n  topoplan check gb200-nvl72:racks=8 samples/k8s-gb200-workloads.yaml --format json");
+                 "Examples:\n  topoplan check gb200-nvl72:racks=8 samples/k8s-gb200-workloads.yaml --format json\n"
+                 "  topoplan plan gb200-nvl72:racks=8 samples/jobs-nvl72.yaml -o plan.yaml\n"
+                 "  topoplan check gb200-nvl72:racks=8 plan.yaml");
   return [o]() { return run_check(*o); };
 }
 

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "test_presets.hpp"
+#include "topoplan/io/topology_yaml.hpp"
 #include "topoplan/placement/plan_io.hpp"
 
 using namespace topoplan;
@@ -65,4 +66,48 @@ TEST_CASE("check_plan: a clean plan has no problems, an unplaced job says why") 
   p.placements[1].placed = false;
   p.placements[1].reason = "no room";
   CHECK(check_plan(t, p)[1] == std::vector<std::string>{"not placed: no room"});
+}
+
+TEST_CASE("check_plan: lost accelerators are counted per job and named by the largest dead domain") {
+  Topology t = parse_topology_yaml(R"(name: downs
+levels: [cluster, rack, node]
+blocks:
+  up:
+    level: node
+    hostname: "{rack}-{node}"
+    devices: [{name: "gpu[0-3]", kind: gpu, model: H100}]
+  dead:
+    level: node
+    hostname: "{rack}-{node}"
+    devices: [{name: "gpu[0-3]", kind: gpu, model: H100, state: down}]
+  half:
+    level: node
+    hostname: "{rack}-{node}"
+    devices:
+      - {name: "gpu[0-1]", kind: gpu, model: H100, state: drain}
+      - {name: "gpu[2-3]", kind: gpu, model: H100}
+  good: {level: rack, children: [{block: up, count: 2, name: "n{i}"}]}
+  gone: {level: rack, children: [{block: dead, count: 3, name: "n{i}"}]}
+  mixed:
+    level: rack
+    children: [{block: half, name: n0}, {block: dead, name: n1}, {block: up, name: n2}]
+  cluster: {level: cluster, children: [{block: good, name: r0}, {block: gone, name: r1}, {block: mixed, name: r2}]}
+root: cluster
+)",
+                                   "downs.yaml");
+  Plan p = parse_plan_yaml(R"(jobs:
+  - {name: a, hosts: "r0-n[0-1],r1-n[0-2]"}
+  - {name: b, hosts: "r2-n[0-2]"}
+  - {name: c, hosts: "r0-n0"}
+)",
+                           "p.yaml", t);
+  // The lost GPUs are counted once per job; c also shares r0-n0 with a.
+  std::vector<std::vector<std::string>> all = check_plan(t, p);
+  CHECK(all[0].front() == "12 of its 20 GPUs are down (r1)");
+  CHECK(all[1][0] == "4 of its 12 GPUs are down (r2-n1)");
+  CHECK(all[1][1] == "2 of its 12 GPUs are draining (r2-n0/gpu0, r2-n0/gpu1)");
+  CHECK(all[2].front() == "shares devices: 'r0-n0/gpu0' with 'a', 'r0-n0/gpu1' with 'a', 'r0-n0/gpu2' with 'a', ...");
+  price_plan(t, p, nullptr);
+  CHECK(p.summary.jobs_on_down == 2);
+  CHECK(p.summary.accelerators_down_used == 16);
 }

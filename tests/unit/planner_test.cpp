@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "topoplan/io/topology_source.hpp"
+#include "topoplan/io/topology_yaml.hpp"
 #include "topoplan/placement/jobs_yaml.hpp"
 #include "topoplan/placement/plan_io.hpp"
 
@@ -140,7 +141,30 @@ TEST_CASE("whole-node jobs, drained nodes and model constraints") {
   CHECK(p.placements[1].device_count() == 68);
   CHECK(domains(t, p, 1, "node").count(t.device(p.placements[0].replicas[0][0]).domain) == 0);
   CHECK_FALSE(p.placements[2].placed);
-  CHECK(p.placements[2].reason == "needs 4 GPUs of model 'H100*'; only 0 are free");
+  CHECK(p.placements[2].reason ==
+        "needs 4 GPUs of model 'H100*'; no accelerator of topology 'gb200-nvl72' is one (its model is GB200), so it "
+        "can never fit");
+}
+
+TEST_CASE("a job larger than the whole cluster says it can never fit, counting what is down") {
+  Topology t = preset("gb200-nvl72:racks=1");
+  Plan whole = plan(t, "jobs:\n  - {name: huge, gpus: 80}\n");
+  REQUIRE_FALSE(whole.placements[0].placed);
+  CHECK(whole.placements[0].reason == "needs 80 GPUs; topology 'gb200-nvl72' has 72 in all, so it can never fit");
+  // With a node down, 6 of 8 remain: the reason says how many are usable and why.
+  Topology small = parse_topology_yaml(R"(name: small
+levels: [cluster, node]
+blocks:
+  up: {level: node, devices: [{name: "gpu[0-1]", kind: gpu, model: H100}]}
+  dead: {level: node, devices: [{name: "gpu[0-1]", kind: gpu, model: H100, state: down}]}
+  cluster: {level: cluster, children: [{block: up, count: 3, name: "n{i}"}, {block: dead, name: n3}]}
+root: cluster
+)",
+                                       "small.yaml");
+  Plan down = plan(small, "jobs:\n  - {name: big, gpus: 7}\n");
+  REQUIRE_FALSE(down.placements[0].placed);
+  CHECK(down.placements[0].reason ==
+        "needs 7 GPUs; topology 'small' has 6 usable in all (2 down or draining), so it can never fit");
 }
 
 TEST_CASE("tenants never share a node") {

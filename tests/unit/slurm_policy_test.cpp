@@ -264,3 +264,43 @@ TEST_CASE("slurm: the planner runs both rule sets by name") {
   }
   CHECK(make_policy("slurm-22.05", t)->name() == "slurm-22.05");
 }
+
+TEST_CASE("slurm: a GPU job that spills over leaf switches under --switches=1 says why it is pending") {
+  // Two 18-node racks; 14 nodes of rack 0 busy. 32 GPUs: rack 0 (4 free
+  // nodes) is the best fit for one node, so the job spills into rack 1 and
+  // --switches=1 leaves it pending, as a real slurmctld does
+  // (tests/scripts/slurm_switches.sh). As 8 whole nodes it goes to rack 1.
+  Topology t = parse_topology_yaml(R"(name: two
+levels: [cluster, rack, node]
+blocks:
+  n: {level: node, devices: [{name: "gpu[0-3]", kind: gpu, model: GB200}]}
+  r: {level: rack, children: [{block: n, count: 18, name: "n{i}"}]}
+  c: {level: cluster, children: [{block: r, count: 2, name: "r{i}"}]}
+root: c
+)",
+                                   "two.yaml");
+  Occupancy occ(t);
+  for (int i = 0; i < 14; ++i) busy(occ, "r0-n" + std::to_string(i));
+  SlurmPolicy policy(SlurmTreeRules::v22_05);
+  PlaceRequest r;
+  r.units = 32;
+  r.required = LevelIndex{1};
+  CapacityView view(occ, false);
+  CHECK(policy.place(view, r).empty());
+  CHECK(policy.why_not(view, r) ==
+        "Slurm leaves it pending on --switches=1: asked for GPUs, it fills the rack with the fewest free nodes "
+        "('r0') and spills into 'r1' (whole nodes, -N, go to a rack that holds them all)");
+  PlaceRequest nodes;
+  nodes.units = 8;
+  nodes.required = LevelIndex{1};
+  CapacityView whole(occ, true);
+  std::vector<std::uint32_t> got = policy.place(whole, nodes);
+  REQUIRE(got.size() == 32);
+  CHECK(hosts(t, got) == range("r1", 0, 7));
+  CHECK(policy.why_not(whole, nodes).empty());
+  // With rack 0 free of other work, the GPU job fits in it and nothing is said.
+  Occupancy idle(t);
+  CapacityView idle_view(idle, false);
+  CHECK(policy.place(idle_view, r).size() == 32);
+  CHECK(policy.why_not(idle_view, r).empty());
+}

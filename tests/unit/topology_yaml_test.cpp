@@ -222,14 +222,23 @@ TEST_CASE("malformed and hostile files fail cleanly") {
   CHECK(any_contains(errors_of(std::string(10000, '[')), "nesting deeper than"));
   CHECK(any_contains(errors_of("name: t\nlevels: []\nblocks: {}\n"), "'levels' must be a list"));
   CHECK(any_contains(errors_of("name: \"a b\"\nlevels: [c]\nblocks: {c: {level: c}}\n"), "contains a space"));
-  // A bomb: a million nodes of a million GPUs each.
+  // A bomb: a million nodes of 100,000 GPUs each, refused after building the first node.
   const char* bomb = R"(name: b
 levels: [cluster, node]
 blocks:
-  n: {level: node, devices: [{name: "gpu[0-999999]", kind: gpu}]}
+  n: {level: node, devices: [{name: "gpu[0-99999]", kind: gpu}]}
   c: {level: cluster, children: [{block: n, count: 1000000}]}
 )";
   CHECK(any_contains(errors_of(bomb), "t.yaml:5:52: the topology would have more than 4000000 devices"));
+  // Domains likewise: a million racks of a thousand empty nodes.
+  const char* domains = R"(name: d
+levels: [cluster, rack, node]
+blocks:
+  n: {level: node}
+  r: {level: rack, children: [{block: n, count: 1000}]}
+  c: {level: cluster, children: [{block: r, count: 1000000}]}
+)";
+  CHECK(any_contains(errors_of(domains), "t.yaml:6:52: the topology would have more than"));
   const char* quadratic = R"(name: q
 levels: [cluster, node]
 blocks:

@@ -669,45 +669,6 @@ class Instantiator {
     return names;
   }
 
-  // At least what one domain of `block` holds, counting only fixed device
-  // lists and child counts (templates count as nothing), so that a bomb
-  // (a million children of a million GPUs) fails before it is built.
-  struct Size {
-    std::uint64_t devices = 0;
-    std::uint64_t domains = 0;
-  };
-  static std::uint64_t saturate(std::uint64_t a, std::uint64_t b) {
-    constexpr std::uint64_t kCap = std::uint64_t{1} << 62;
-    return b != 0 && a > kCap / b ? kCap : std::min(kCap, a * b);
-  }
-  const Size& least_size(const Block& block) {
-    if (auto it = least_sizes_.find(&block); it != least_sizes_.end()) return it->second;
-    Size s;
-    least_sizes_[&block] = s;  // a placeholder while the children are summed (levels make cycles impossible)
-    for (const DeviceRule& rule : block.devices)
-      if (is_fixed(rule.names)) s.devices += expand_names(rule.names).size();
-    for (const ChildRule& rule : block.children) {
-      std::uint64_t count = 0;
-      if (rule.names && is_fixed(*rule.names))
-        count = expand_names(*rule.names).size();
-      else if (!rule.names && is_fixed(rule.count))
-        count = static_cast<std::uint64_t>(
-            std::max<long long>(0, yaml::parse_integer(rule.count.value).value_or(0)));
-      const Size& child = least_size(spec_.blocks[rule.block]);
-      s.devices = std::min(std::uint64_t{1} << 62, s.devices + saturate(count, child.devices));
-      s.domains = std::min(std::uint64_t{1} << 62, s.domains + saturate(count, child.domains + 1));
-    }
-    return least_sizes_[&block] = s;
-  }
-  void check_room(const Block& child, long long count, const SourceLocation& where) {
-    const Size& s = least_size(child);
-    auto n = static_cast<std::uint64_t>(count);
-    if (b_.device_count() + saturate(n, s.devices) > TopologyLimits::max_devices)
-      fail(where, fmt::format("the topology would have more than {} devices", TopologyLimits::max_devices));
-    if (b_.domain_count() + saturate(n, s.domains + 1) > TopologyLimits::max_domains)
-      fail(where, fmt::format("the topology would have more than {} domains", TopologyLimits::max_domains));
-  }
-
   void check_size(const SourceLocation& where) {
     if (b_.device_count() > TopologyLimits::max_devices)
       fail(where, fmt::format("the topology would have more than {} devices", TopologyLimits::max_devices));
@@ -761,19 +722,22 @@ class Instantiator {
       const std::vector<std::string>* listed = rule.names ? &expand_names(*rule.names) : nullptr;
       long long count = listed ? static_cast<long long>(listed->size())
                                : expand_int(rule.count, 0, static_cast<long long>(TopologyLimits::max_domains), "count");
-      check_room(child, count, rule.names ? rule.names->where : rule.count.where);
       const Text listed_name{"{name}", rule.names ? rule.names->where : SourceLocation{}};
       const Text& name_template = listed ? listed_name : rule.name;
       auto set_listed = [&](long long k) {
         if (listed) scope_.set("name", (*listed)[static_cast<std::size_t>(k)]);
       };
       if (!rule.group) {
+        const std::size_t devices_before = b_.device_count();
+        const std::size_t domains_before = b_.domain_count();
         for (long long k = 0; k < count; ++k) {
           std::size_t mark = scope_.size();
           set_listed(k);
           DomainId c = make_domain(d, name_template, k, j++, rule.origin);
           instantiate(child, c);
           scope_.truncate(mark);
+          if (k == 0 && count > 1) project(child, count, devices_before, domains_before, listed ? rule.names->where
+                                                                                                 : rule.count.where);
         }
         continue;
       }
@@ -795,6 +759,34 @@ class Instantiator {
         scope_.truncate(group_mark);
       }
     }
+  }
+
+  // Every instance of a block whose names and counts are all fixed adds the
+  // same devices and domains: after the first of `count`, a topology that
+  // would be too large is refused before building the rest (a million nodes
+  // of a million GPUs fails at once, not after 20 million devices).
+  void project(const Block& child, long long count, std::size_t devices_before, std::size_t domains_before,
+               const SourceLocation& where) {
+    if (!fixed_size(child)) return;
+    const auto n = static_cast<std::size_t>(count);
+    const std::size_t devices = b_.device_count() - devices_before;
+    const std::size_t domains = b_.domain_count() - domains_before;
+    if (devices > 0 && devices_before + devices * n > TopologyLimits::max_devices)
+      fail(where, fmt::format("the topology would have more than {} devices", TopologyLimits::max_devices));
+    if (domains_before + domains * n > TopologyLimits::max_domains)
+      fail(where, fmt::format("the topology would have more than {} domains", TopologyLimits::max_domains));
+  }
+
+  bool fixed_size(const Block& block) {
+    if (auto it = fixed_size_.find(&block); it != fixed_size_.end()) return it->second;
+    bool fixed = true;
+    for (const DeviceRule& r : block.devices) fixed = fixed && is_fixed(r.names);
+    for (const ChildRule& r : block.children) {
+      fixed = fixed && (r.names ? is_fixed(*r.names) : is_fixed(r.count)) && fixed_size(spec_.blocks[r.block]);
+      if (r.group) fixed = fixed && is_fixed(r.group->size) && fixed_size(spec_.blocks[r.group->block]);
+    }
+    fixed_size_.emplace(&block, fixed);
+    return fixed;
   }
 
   void instantiate(const Block& block, DomainId d) {
@@ -985,14 +977,13 @@ class Instantiator {
   std::vector<std::vector<DeviceId>> devices_of_;
   std::string path_hint(const std::string& domain_part, const NamePattern& dp) const;
 
-  std::unordered_map<const Block*, Size> least_sizes_;
-
   std::vector<std::string> paths_;
   std::unordered_map<std::string, std::vector<std::string>> name_cache_;
   std::unordered_map<std::string, std::vector<NamePattern>> pattern_cache_;
   // Rules whose text has no template resolve the same everywhere (the maps
   // above never move their values, so the pointers stay valid).
   std::unordered_map<const Text*, const std::vector<std::string>*> fixed_names_;
+  std::unordered_map<const Block*, bool> fixed_size_;
   std::unordered_map<const Text*, const std::vector<NamePattern>*> fixed_patterns_;
   std::unordered_set<const Text*> matched_;
   std::unordered_set<const Block*> instantiated_;

@@ -36,6 +36,14 @@ std::string spans(const Topology& t, const JobPlacement& p) {
   return fmt::format("{}", fmt::join(parts, "/"));
 }
 
+// Placed jobs that break a constraint of theirs.
+std::size_t violations(const Plan& p) {
+  std::size_t n = 0;
+  for (const JobPlacement& jp : p.placements)
+    if (jp.placed && !jp.problems.empty()) ++n;
+  return n;
+}
+
 }  // namespace
 
 void write_comparison_text(std::ostream& out, const Topology& t, const Comparison& c) {
@@ -54,7 +62,10 @@ void write_comparison_text(std::ostream& out, const Topology& t, const Compariso
     fmt::print(out, "{:<{}}", first.jobs[j].name, width);
     for (const Plan& p : c.plans) {
       const JobPlacement& jp = p.placements[j];
-      std::string cell = jp.placed ? fmt::format("{} {}", seconds(jp.shared_step_seconds), spans(t, jp)) : "not placed";
+      // A placement that breaks its constraints is marked; the problems follow the table.
+      std::string cell = jp.placed ? fmt::format("{} {}{}", seconds(jp.shared_step_seconds), spans(t, jp),
+                                                 jp.problems.empty() ? "" : " !")
+                                   : "not placed";
       fmt::print(out, "  {:>22}", cell);
     }
     fmt::print(out, "\n");
@@ -65,11 +76,26 @@ void write_comparison_text(std::ostream& out, const Topology& t, const Compariso
     fmt::print(out, "\n");
   };
   fmt::print(out, "\n");
-  row("total comm/step", [](const Plan& p) { return seconds(p.summary.step_seconds_total); });
+  // The total adds placed jobs only, so it says what it leaves out: a policy
+  // that drops a job must not look cheapest.
+  row("total comm/step", [](const Plan& p) {
+    return p.summary.unplaced == 0 ? seconds(p.summary.step_seconds_total)
+                                   : fmt::format("{} +{} unplaced", seconds(p.summary.step_seconds_total),
+                                                 p.summary.unplaced);
+  });
   row("placed", [](const Plan& p) { return fmt::format("{}/{}", p.summary.placed, p.summary.jobs); });
+  row("violations", [](const Plan& p) { return fmt::format("{}", violations(p)); });
   for (LevelIndex l = 1; l <= t.host_level(); ++l)
     row(fmt::format("largest free {}", t.levels()[l].name),
         [l](const Plan& p) { return fmt::format("{}", p.summary.levels[l].largest_free); });
+  bool any = false;
+  for (const Plan& p : c.plans)
+    for (std::size_t j = 0; j < p.placements.size(); ++j)
+      for (const std::string& problem : p.placements[j].problems) {
+        if (!any) fmt::print(out, "\n! breaks its constraints:\n");
+        any = true;
+        fmt::print(out, "  {} {}: {}\n", p.policy, p.jobs[j].name, problem);
+      }
 }
 
 void write_comparison_json(std::ostream& out, const Topology& t, const Comparison& c) {
@@ -90,10 +116,15 @@ void write_comparison_json(std::ostream& out, const Topology& t, const Compariso
       for (LevelIndex l = 1; l <= t.host_level(); ++l) j.field(t.levels()[l].name, span.domains[l].size());
       j.end_object();
       if (!jp.placed) j.field("reason", jp.reason);
+      if (!jp.problems.empty()) {
+        j.key("problems").begin_array();
+        for (const std::string& problem : jp.problems) j.value(problem);
+        j.end_array();
+      }
       j.end_object();
     }
     j.end_array();
-    j.field("placed", p.summary.placed).field("unplaced", p.summary.unplaced);
+    j.field("placed", p.summary.placed).field("unplaced", p.summary.unplaced).field("violations", violations(p));
     j.field("step_seconds_total", p.summary.step_seconds_total, 9);
     j.key("largest_free").begin_object();
     for (std::size_t l = 1; l < p.summary.levels.size(); ++l) j.field(p.summary.levels[l].level, p.summary.levels[l].largest_free);

@@ -24,6 +24,48 @@ bool model_matches(const Topology& t, const Job& job, DeviceId device) {
   return p.matches(t.str(t.device(device).model));
 }
 
+// "48 of its 144 GPUs are down (su000/r0003)": the job's accelerators in
+// `state`, named by the largest domains wholly in that state (at most 3).
+std::string lost_text(const Topology& t, const std::vector<std::vector<DeviceId>>& replicas, DeviceState state) {
+  std::uint64_t total = 0;
+  std::vector<DomainId> where;  // a node or coarser domain, or kNone + device for a single device
+  std::vector<DeviceId> single;
+  auto all_in_state = [&](DomainId domain) {
+    const Domain& d = t.domain(domain);
+    for (std::uint32_t a = d.accel_begin; a < d.accel_end; ++a)
+      if (t.device(t.accelerators()[a]).state != state) return false;
+    return d.accel_begin < d.accel_end;
+  };
+  std::uint64_t hit = 0;
+  bool lpu = false;
+  for (const auto& replica : replicas)
+    for (DeviceId id : replica) {
+      const Device& dev = t.device(id);
+      if (!is_accelerator(dev.kind)) continue;
+      ++total;
+      lpu = dev.kind == DeviceKind::lpu;
+      if (dev.state != state) continue;
+      ++hit;
+      if (!all_in_state(dev.domain)) {
+        if (std::find(single.begin(), single.end(), id) == single.end()) single.push_back(id);
+        continue;
+      }
+      DomainId d = dev.domain;
+      while (t.domain(d).parent != kNone && t.domain(d).parent != t.root() && all_in_state(t.domain(d).parent))
+        d = t.domain(d).parent;
+      if (std::find(where.begin(), where.end(), d) == where.end()) where.push_back(d);
+    }
+  if (hit == 0) return "";
+  std::vector<std::string> names;
+  for (DomainId d : where) names.push_back(t.domain_name(d));
+  for (DeviceId d : single) names.push_back(t.device_name(d));
+  std::string listed = fmt::format("{}", fmt::join(names.begin(), names.begin() + static_cast<long>(std::min<std::size_t>(3, names.size())), ", "));
+  if (names.size() > 3) listed += ", ...";
+  const char* unit = lpu ? "LPU" : "GPU";
+  return fmt::format("{} of its {} {}s {} {} ({})", hit, total, unit, hit == 1 ? "is" : "are",
+                     state == DeviceState::down ? "down" : "draining", listed);
+}
+
 // Who uses what, built once per plan so that checking every job is linear in
 // the plan's devices.
 struct PlanIndex {
@@ -117,10 +159,7 @@ std::vector<std::string> check_one(const Topology& topology, const Plan& plan, c
         problems.push_back(fmt::format("'{}' is not an accelerator", topology.device_name(d)));
         break;
       }
-      if (dev.state != DeviceState::up) {
-        problems.push_back(fmt::format("'{}' is {}", topology.device_name(d), state_name(dev.state)));
-        break;
-      }
+      if (dev.state != DeviceState::up) continue;  // counted for the whole job below
       if (!model_matches(topology, job, d)) {
         problems.push_back(fmt::format("'{}' is a {}, not '{}'", topology.device_name(d), topology.str(dev.model),
                                        job.accelerator_model));
@@ -128,6 +167,8 @@ std::vector<std::string> check_one(const Topology& topology, const Plan& plan, c
       }
     }
   }
+  for (DeviceState state : {DeviceState::down, DeviceState::drain})
+    if (std::string lost = lost_text(topology, p.replicas, state); !lost.empty()) problems.push_back(lost);
   std::vector<std::string> shared_devices;
   for (const auto& replica : p.replicas)
     for (DeviceId d : replica) {

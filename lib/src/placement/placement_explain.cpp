@@ -92,12 +92,40 @@ void explain_unplaced(const PlannerCore& core, const Job& job, const JobShape& r
   CapacityView empty_view = core.view_over(core.empty(), job, r);
   auto free_phrase = [&](std::uint32_t n) { return fmt::format("{} {}", n, n == 1 ? "is" : "are"); };
 
+  // Requests that no state of the cluster could satisfy say so, rather than
+  // reading like a momentary shortage.
+  const std::uint32_t at_all = empty_view.count(t.root());
+  if (!job.accelerator_model.empty() && empty_view.accelerators(t.root()) == 0 && !t.accelerators().empty()) {
+    std::vector<std::string> models;
+    for (StringId m : occ.models()) models.emplace_back(t.str(m));
+    out.reason = fmt::format("needs {}{}; no accelerator of topology '{}' is one (its model{} {}), so it can never fit",
+                             what, model, t.name(), models.size() == 1 ? " is" : "s are", fmt::join(models, ", "));
+    return;
+  }
   // A replica larger than any domain of its required level.
   if (r.required && largest_at(*r.required, false) < r.units) {
     out.reason = fmt::format("{}; a {} holds at most {}", needs, level_name(*r.required), largest_at(*r.required, false));
     suggest(core, job, r, out);
     return;
   }
+  if (at_all < needed) {
+    const std::uint64_t all = r.whole_nodes ? occ.max_nodes_at(0) : t.accelerators().size();
+    std::string held = job.accelerator_model.empty() ? "" : " of that model";
+    std::string usable = at_all == all || !job.accelerator_model.empty()
+                             ? fmt::format("{}{} in all", at_all, held)
+                             : fmt::format("{} usable in all ({} down or draining)", at_all, all - at_all);
+    out.reason = fmt::format("needs {}{}; topology '{}' has {}, so it can never fit", what, model, t.name(), usable);
+    return;
+  }
+
+  // A peer policy's own rule (Slurm's --switches=1) can refuse what the free
+  // counts allow; it says so in its own words.
+  if (job.replicas == 1)
+    if (std::string why = core.policy->why_not(view, core.request_for(job, r)); !why.empty()) {
+      out.reason = fmt::format("{}; {}", needs, why);
+      return;
+    }
+
   // Replicas in different domains: fewer domains than replicas can hold one,
   // at all or now. An exclusive job's view leaves out the domains others
   // use, so for it this says more than the free count.

@@ -92,6 +92,9 @@ void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
   if (s.accelerators_occupied) fmt::print(out, ", {} occupied before", s.accelerators_occupied);
   fmt::print(out, ", {} free", s.accelerators_free);
   if (s.accelerators_unavailable) fmt::print(out, ", {} down or draining", s.accelerators_unavailable);
+  if (s.jobs_on_down)
+    fmt::print(out, "\n{} job{} hold{} {} down accelerator{}", s.jobs_on_down, s.jobs_on_down == 1 ? "" : "s",
+               s.jobs_on_down == 1 ? "s" : "", s.accelerators_down_used, s.accelerators_down_used == 1 ? "" : "s");
   fmt::print(out, "\nlargest free island:");
   for (std::size_t l = 1; l < s.levels.size(); ++l)
     fmt::print(out, " {} {}{}", s.levels[l].level, s.levels[l].largest_free, l + 1 < s.levels.size() ? "," : "");
@@ -209,6 +212,7 @@ void write_plan_json(std::ostream& out, const Topology& t, const Plan& plan) {
   j.field("accelerators", s.accelerators).field("accelerators_used", s.accelerators_used);
   j.field("accelerators_occupied", s.accelerators_occupied).field("accelerators_free", s.accelerators_free);
   j.field("accelerators_unavailable", s.accelerators_unavailable);
+  j.field("accelerators_down_used", s.accelerators_down_used).field("jobs_on_down", s.jobs_on_down);
   j.field("step_seconds_total", s.step_seconds_total, 9);
   j.key("largest_free").begin_object();
   for (std::size_t l = 1; l < s.levels.size(); ++l) j.field(s.levels[l].level, s.levels[l].largest_free);
@@ -564,6 +568,19 @@ void PlanReader::read(const yaml::Node& root, Plan& plan) {
 }
 
 }  // namespace
+
+bool is_plan_yaml(std::string_view text) {
+  try {
+    std::vector<yaml::Node> documents = yaml::Document::parse(text);
+    if (documents.size() != 1) return false;
+    yaml::Node jobs = documents.front()["jobs"];
+    for (const yaml::Node& entry : jobs)
+      for (const char* key : {"devices", "hosts", "replica_devices", "placed"})
+        if (entry[key].IsDefined()) return true;
+  } catch (const yaml::Document::ParseError&) {
+  }
+  return false;
+}
 
 Plan parse_plan_yaml(std::string_view text, const std::string& file, const Topology& topology) {
   yaml::Node root = yaml::parse(text, file, FileKind::plan);

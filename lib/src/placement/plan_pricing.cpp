@@ -33,6 +33,11 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
       continue;
     }
     ++s.placed;
+    std::uint64_t down = 0;
+    for (const auto& replica : p.replicas)
+      for (DeviceId d : replica) down += is_accelerator(topology.device(d).kind) && topology.device(d).state == DeviceState::down;
+    s.accelerators_down_used += down;
+    s.jobs_on_down += down > 0 ? 1 : 0;
     for (std::size_t r = 0; r < p.replicas.size(); ++r) {
       for (DeviceId d : p.replicas[r]) {
         std::uint32_t a = topology.accelerator_index(d);

@@ -41,6 +41,8 @@ std::vector<std::uint32_t> replica_capacity(const CapacityView& view, const With
   return out;
 }
 
+std::string PlacementPolicy::why_not(const CapacityView&, const PlaceRequest&) const { return {}; }
+
 std::optional<std::vector<DomainId>> PlacementPolicy::within_domains(const CapacityView& view,
                                                                      const WithinRequest& request) const {
   auto [first, last] = view.topology().domains_at(request.level);

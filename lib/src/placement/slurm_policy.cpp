@@ -73,6 +73,9 @@
 #include "topoplan/placement/slurm_policy.hpp"
 
 #include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
 #include <functional>
 
 namespace topoplan {
@@ -205,6 +208,17 @@ class TreeEvaluation {
 std::string_view SlurmPolicy::name() const { return rules_ == SlurmTreeRules::v22_05 ? "slurm-22.05" : "slurm"; }
 
 std::vector<std::uint32_t> SlurmPolicy::place(const CapacityView& view, const PlaceRequest& request) const {
+  return allocate(view, request, nullptr);
+}
+
+std::string SlurmPolicy::why_not(const CapacityView& view, const PlaceRequest& request) const {
+  std::string why;
+  if (allocate(view, request, &why).empty()) return why;
+  return {};
+}
+
+std::vector<std::uint32_t> SlurmPolicy::allocate(const CapacityView& view, const PlaceRequest& request,
+                                                 std::string* why) const {
   const Topology& t = view.topology();
   if (request.units == 0) return {};
   const LevelIndex host = t.host_level();
@@ -290,8 +304,28 @@ std::vector<std::uint32_t> SlurmPolicy::place(const CapacityView& view, const Pl
   if (!done) return {};
   if (one_leaf) {
     DomainId leaf = t.domain(taken.front().first).parent;
-    for (const auto& [n, amount] : taken)
-      if (t.domain(n).parent != leaf) return {};  // pending on --switches=1
+    for (const auto& [n, amount] : taken) {
+      if (t.domain(n).parent == leaf) continue;
+      // Pending on --switches=1. Asked for accelerators, Slurm counts one
+      // node (rule 3's fit), so the best fit is the leaf with the fewest
+      // candidate nodes even when another leaf holds the whole job.
+      if (why) {
+        std::vector<DomainId> leaves;
+        for (const auto& [node, used] : taken)
+          if (leaves.empty() || leaves.back() != t.domain(node).parent) leaves.push_back(t.domain(node).parent);
+        std::vector<std::string> names;
+        for (std::size_t i = 1; i < leaves.size(); ++i) names.push_back(fmt::format("'{}'", t.domain_name(leaves[i])));
+        const std::string level = t.levels()[host - 1].name;
+        *why = whole ? fmt::format("Slurm leaves it pending on --switches=1: its nodes would fill '{}' and spill "
+                                   "into {}",
+                                   t.domain_name(leaves.front()), fmt::join(names, ", "))
+                     : fmt::format("Slurm leaves it pending on --switches=1: asked for GPUs, it fills the {} with "
+                                   "the fewest free nodes ('{}') and spills into {} (whole nodes, -N, go to a {} that "
+                                   "holds them all)",
+                                   level, t.domain_name(leaves.front()), fmt::join(names, ", "), level);
+      }
+      return {};
+    }
   }
 
   // Rule 5: ranks in node order.

@@ -23,4 +23,9 @@ void write_plan_yaml(std::ostream& out, const Topology& topology, const Plan& pl
 /// with line and column.
 Plan parse_plan_yaml(std::string_view text, const std::string& file, const Topology& topology);
 
+/// Whether a YAML or JSON text is a plan rather than a job manifest: an
+/// entry of its `jobs` says where it is (devices, hosts, replica_devices or
+/// placed). False for text that does not parse.
+bool is_plan_yaml(std::string_view text);
+
 }  // namespace topoplan

@@ -53,6 +53,8 @@ struct PlanSummary {
   std::uint64_t accelerators_occupied = 0;  // by --occupied
   std::uint64_t accelerators_free = 0;
   std::uint64_t accelerators_unavailable = 0;  // down or draining
+  std::uint64_t accelerators_down_used = 0;    // held by placed jobs although down
+  std::size_t jobs_on_down = 0;                // placed jobs holding a down accelerator
   double step_seconds_total = 0;        // sum over placed, priced jobs (shared)
   std::vector<LevelFree> levels;        // coarsest first
 };

@@ -69,6 +69,9 @@ class PlacementPolicy {
   /// so that large free domains stay whole.
   virtual std::optional<std::vector<DomainId>> within_domains(const CapacityView& view,
                                                               const WithinRequest& request) const;
+  /// Why place() returns nothing for `request` when the policy knows better
+  /// than the free counts (a peer scheduler's own rule); empty otherwise.
+  virtual std::string why_not(const CapacityView& view, const PlaceRequest& request) const;
 };
 
 /// The policies by name: topo (default), kueue, slurm, slurm-22.05, naive.

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,9 @@ class SlurmPolicy : public PlacementPolicy {
   explicit SlurmPolicy(SlurmTreeRules rules = SlurmTreeRules::current) : rules_(rules) {}
   std::string_view name() const override;
   std::vector<std::uint32_t> place(const CapacityView& view, const PlaceRequest& request) const override;
+  /// When the allocation spans leaf switches under --switches=1: what Slurm
+  /// does, and that it leaves the job pending.
+  std::string why_not(const CapacityView& view, const PlaceRequest& request) const override;
   /// Slurm allocates a job's nodes at once and has no outer domain for its
   /// segments: replicas_within is not expressed (check reports it).
   std::optional<std::vector<DomainId>> within_domains(const CapacityView&, const WithinRequest&) const override {
@@ -33,6 +37,7 @@ class SlurmPolicy : public PlacementPolicy {
   }
 
  private:
+  std::vector<std::uint32_t> allocate(const CapacityView& view, const PlaceRequest& request, std::string* why) const;
   SlurmTreeRules rules_;
 };
 

@@ -1,0 +1,63 @@
+# Fails the build when a file of one library module includes a header of a
+# module it does not depend on (directly or through the modules it uses), so
+# the layering in lib/CMakeLists.txt holds by construction, not discipline.
+#   cmake -DLIB_DIR=... -DLAYERS="mod:dep,dep|mod:..." -DSTAMP=... -P check_layering.cmake
+# A module's files are lib/src/MOD/* and lib/include/topoplan/MOD/*; an include
+# names a module as "topoplan/MOD/...", "MOD/..." or "../MOD/...".
+set(modules "")
+string(REPLACE "|" ";" layers "${LAYERS}")
+foreach(entry IN LISTS layers)
+  string(REPLACE ":" ";" parts "${entry}")
+  list(GET parts 0 mod)
+  list(LENGTH parts n)
+  set(direct "")
+  if(n GREATER 1)
+    list(GET parts 1 deps)
+    string(REPLACE "," ";" direct "${deps}")
+  endif()
+  set(deps_${mod} ${direct})
+  list(APPEND modules ${mod})
+endforeach()
+
+# Every module below each one, in the order the layers were declared (a
+# module's dependencies come before it, so one pass suffices).
+foreach(mod IN LISTS modules)
+  set(below ${deps_${mod}})
+  foreach(dep IN LISTS deps_${mod})
+    if(NOT declared_${dep})
+      message(FATAL_ERROR "module '${mod}' uses '${dep}', which is not declared before it")
+    endif()
+    list(APPEND below ${below_${dep}})
+  endforeach()
+  list(REMOVE_DUPLICATES below)
+  set(below_${mod} ${below})
+  set(declared_${mod} TRUE)
+endforeach()
+
+set(problems "")
+foreach(mod IN LISTS modules)
+  file(GLOB_RECURSE files "${LIB_DIR}/src/${mod}/*.cpp" "${LIB_DIR}/src/${mod}/*.hpp"
+       "${LIB_DIR}/include/topoplan/${mod}/*.hpp")
+  foreach(file IN LISTS files)
+    file(STRINGS "${file}" includes REGEX "^#include \"")
+    foreach(line IN LISTS includes)
+      string(REGEX REPLACE "^#include \"(topoplan/|\\.\\./)?([a-z_]+)/.*" "\\2" used "${line}")
+      if(used STREQUAL line OR used STREQUAL mod)
+        continue()
+      endif()
+      list(FIND modules "${used}" known)
+      if(known EQUAL -1)
+        continue()
+      endif()
+      list(FIND below_${mod} "${used}" allowed)
+      if(allowed EQUAL -1)
+        file(RELATIVE_PATH rel "${LIB_DIR}/.." "${file}")
+        string(APPEND problems "\n  ${rel}: ${line} (module '${mod}' may use: ${below_${mod}})")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+if(problems)
+  message(FATAL_ERROR "includes that cross the module layering (lib/CMakeLists.txt):${problems}")
+endif()
+file(WRITE "${STAMP}" "layering ok\n")

@@ -1,0 +1,1 @@
+check inputs/topo-down.yaml inputs/plan-on-down.yaml --format json
