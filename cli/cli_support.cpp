@@ -1,9 +1,11 @@
 #include "cli_support.hpp"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -29,30 +31,82 @@ void add_format_option(CLI::App& command, Format& format) {
       ->option_text("text|json");
 }
 
+namespace {
+
+// What a file type is called in "is a ..., not a regular file or a pipe".
+const char* file_type(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a file";
+}
+
+// Reads `fd` to its end, refusing more than kMaxInputBytes: a pipe or stdin
+// may be endless (`< /dev/zero`, `yes |`).
+std::string read_bounded(int fd, const std::string& name) {
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) return text;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw InputError({name, 0, 0}, fmt::format("read error: {}", std::strerror(errno)));
+    }
+    if (text.size() + static_cast<std::size_t>(n) > kMaxInputBytes)
+      throw InputError({name, 0, 0}, fmt::format("more than {} MiB; topoplan reads inputs of at most {} MiB",
+                                                 kMaxInputBytes >> 20, kMaxInputBytes >> 20));
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
 std::optional<std::string> read_file(const std::string& path) {
+  // Refuse devices before opening them: opening may have effects (a tape
+  // rewinds, a terminal becomes the controlling one). A FIFO is opened:
+  // like `cat`, topoplan then waits for its writer.
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
     throw InputError({path, 0, 0}, fmt::format("cannot read: {}", std::strerror(errno)));
   }
   if (S_ISDIR(st.st_mode)) throw InputError({path, 0, 0}, "is a directory, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path, 0, 0}, fmt::format("cannot open: {}", std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError({path, 0, 0}, "read error");
-  return text.str();
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+    throw InputError({path, 0, 0}, fmt::format("is {}, not a regular file or a pipe", file_type(st.st_mode)));
+  if (S_ISREG(st.st_mode) && static_cast<std::uintmax_t>(st.st_size) > kMaxInputBytes)
+    throw InputError({path, 0, 0}, fmt::format("is {} MiB; topoplan reads inputs of at most {} MiB",
+                                               static_cast<std::uintmax_t>(st.st_size) >> 20, kMaxInputBytes >> 20));
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw InputError({path, 0, 0}, fmt::format("cannot open: {}", std::strerror(errno)));
+  return read_bounded(fd.get(), path);
 }
 
 std::string read_input(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream text;
-    text << std::cin.rdbuf();
-    return text.str();
-  }
+  if (path == "-") return read_bounded(STDIN_FILENO, "<stdin>");
   std::optional<std::string> text = read_file(path);
   if (!text) throw InputError({path, 0, 0}, "no such file");
   return *text;
+}
+
+void refuse_directory(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw InputError({path, 0, 0}, "is a directory, not a file");
 }
 
 Topology load_topology_argument(const std::string& argument, const std::vector<std::string>& level_labels) {
@@ -63,7 +117,7 @@ Topology load_topology_argument(const std::string& argument, const std::vector<s
       options.cpu_nodes = true;  // a Kueue flavor may hold CPU nodes too
       std::vector<ImportSource> sources{{argument, *text}};
       ImportResult result = find_import_format("k8s-nodes")->run(sources, options);
-      for (const ImportWarning& w : result.warnings) fmt::print(std::cerr, "topoplan: warning: {}\n", w.str());
+      print_warnings(result.warnings);
       return std::move(result.topology);
     }
   }

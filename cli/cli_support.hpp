@@ -2,6 +2,7 @@
 // without leaving half-written files, and the --format option.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,12 +23,25 @@ void add_format_option(CLI::App& command, Format& format);
 /// (write_diagnostics in support/error.hpp, the one printer).
 void print_warnings(const std::vector<Diagnostic>& warnings);
 
+/// The largest input topoplan reads, file or pipe: far above any real
+/// topology, manifest or node list (`kubectl get nodes -o json` of a
+/// 5,000-node cluster is some 100 MB), and low enough that parsing it fits in
+/// memory. topoplan(1), FILES.
+inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20;
+
 /// The contents of `path`; nullopt when it does not exist; throws InputError
-/// when it exists but cannot be read (a directory, no permission).
+/// when it exists but cannot be read: a directory, no permission, something
+/// that is neither a regular file nor a pipe (/dev/zero, a terminal, a
+/// socket), or more than kMaxInputBytes.
 std::optional<std::string> read_file(const std::string& path);
 
-/// Like read_file, but a missing file is an error too; `-` reads stdin.
+/// Like read_file, but a missing file is an error too; `-` reads stdin
+/// (whatever it is, up to kMaxInputBytes).
 std::string read_input(const std::string& path);
+
+/// Throws InputError when `path` (an -o argument) is an existing directory,
+/// before anything is computed or its extension is looked at.
+void refuse_directory(const std::string& path);
 
 /// Loads a TOPO argument: a built-in name or a file, with `:key=value`
 /// settings. A file that is a Kubernetes node list (kubectl get nodes) is

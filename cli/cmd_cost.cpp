@@ -107,6 +107,11 @@ int run_cost(const CostOptions& o) {
   else
     query.bytes = parse_byte_size(o.size, "--size");
   if (o.first && *o.first < 1) throw InputError({"--first", 0, 0}, "must be at least 1");
+  // --job and --replica pick ranks out of a plan; without one they would be ignored.
+  if (o.plan.empty() && !o.job.empty())
+    throw InputError({"--job", 0, 0}, "names a job of a plan; give the plan with --plan PLAN");
+  if (o.plan.empty() && o.replica)
+    throw InputError({"--replica", 0, 0}, "picks a replica of a job of a plan; give --plan PLAN --job NAME");
 
   Topology topology = load_topology_argument(o.topology);
   // Ranks come from --first, --devices or a job of a plan; the model only
@@ -146,13 +151,18 @@ Action setup_cost(CLI::App& command) {
   command.add_option("TOPO", o->topology, "built-in name (with :key=value parameters) or topology file")->required();
   command.add_option("--collective,-c", o->collective,
                      "allreduce, allgather, reducescatter, alltoall, broadcast, reduce or sendrecv "
-                     "(without it, --plan and --job print the job's step by parallelism)");
+                     "(without it, --plan and --job print the job's step by parallelism)")
+      ->option_text("OP");
   command.add_option("--size,-s", o->size,
-                     "message size in nccl-tests' convention: 1048576, 8G, 256MiB, 1GB (K/M/G binary, KB/MB/GB decimal)");
-  command.add_option("--sweep", o->sweep, "sizes FROM:TO in powers of two, as nccl-tests -b FROM -e TO -f 2");
+                     "message size in nccl-tests' convention: 1048576, 8G, 256MiB, 1GB (K/M/G binary, KB/MB/GB decimal)")
+      ->option_text("SIZE");
+  command.add_option("--sweep", o->sweep, "sizes FROM:TO in powers of two, as nccl-tests -b FROM -e TO -f 2")
+      ->option_text("FROM:TO");
   command.add_option("--devices,-d", o->devices,
-                     "ranks in order: accelerators (HOST/gpuK), hostnames or domains, hostlist brackets allowed");
-  auto* first = command.add_option("--first,-n", o->first, "the first N accelerators of the topology");
+                     "ranks in order: accelerators (HOST/gpuK), hostnames or domains, hostlist brackets allowed")
+      ->option_text("LIST");
+  auto* first =
+      command.add_option("--first,-n", o->first, "the first N accelerators of the topology")->option_text("N");
   auto* plan = command.add_option("--plan", o->plan, "a plan (from 'topoplan plan -o PLAN' or by hand) ...")
                    ->option_text("PLAN");
   command.add_option("--job", o->job, "... and the job in it whose devices are the ranks")->option_text("NAME");
@@ -161,7 +171,8 @@ Action setup_cost(CLI::App& command) {
   command.get_option("--devices")->excludes(plan)->excludes(first);
   command.add_option("--algorithm,-a", o->algorithm,
                      "auto (NCCL's choice), ring, tree, nvls, nvlstree, hierarchical, p2p, or what auto may "
-                     "choose from in NCCL_ALGO's syntax: ring,tree or ^nvls,nvlstree");
+                     "choose from in NCCL_ALGO's syntax: ring,tree or ^nvls,nvlstree")
+      ->option_text("ALGO");
   add_format_option(command, o->format);
   command.footer(
       "Prints the time, algbw and busbw (nccl-tests definitions), the algorithm and protocol\n"

@@ -86,7 +86,8 @@ Action setup_import(CLI::App& command) {
   command.add_option("--from", o->from, formats_help)->required()->check(CLI::IsMember(names))->option_text("FORMAT");
   command.add_option("FILE", o->files, "input files ('-' reads stdin)")->required();
   command.add_option("-o,--output", o->output, "write the topology to FILE instead of stdout")->option_text("FILE");
-  command.add_option("--name", o->name, "name of the topology (default: from the first file's name)");
+  command.add_option("--name", o->name, "name of the topology (default: from the first file's name)")
+      ->option_text("NAME");
   command.add_option("--levels", o->levels, "k8s-nodes: node label keys that form the levels, coarsest first")
       ->delimiter(',')
       ->option_text("LABEL,...");

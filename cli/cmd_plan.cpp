@@ -1,4 +1,5 @@
 // topoplan plan | evaluate | compare | check
+#include <cctype>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -36,16 +37,19 @@ struct PlanCommandOptions {
   PlanFormat format = PlanFormat::text;
 };
 
-void add_plan_format(CLI::App& command, PlanFormat& format) {
-  command
-      .add_option_function<std::string>(
-          "--format",
-          [&format](const std::string& v) {
-            format = v == "json" ? PlanFormat::json : v == "yaml" ? PlanFormat::yaml : PlanFormat::text;
-          },
-          "output format: text (default), json or yaml")
-      ->check(CLI::IsMember({"text", "json", "yaml"}))
-      ->option_text("text|json|yaml");
+// `--format`: plans print as text, JSON or YAML (the file format); reports
+// (compare, check) as text or JSON.
+void add_plan_format(CLI::App& command, PlanFormat& format, bool yaml = true) {
+  auto* option = command.add_option_function<std::string>(
+      "--format",
+      [&format](const std::string& v) {
+        format = v == "json" ? PlanFormat::json : v == "yaml" ? PlanFormat::yaml : PlanFormat::text;
+      },
+      yaml ? "output format: text (default), json or yaml (the plan file format)" : "output format: text (default) or json");
+  if (yaml)
+    option->check(CLI::IsMember({"text", "json", "yaml"}))->option_text("text|json|yaml");
+  else
+    option->check(CLI::IsMember({"text", "json"}))->option_text("text|json");
 }
 
 void print_warning(const Diagnostic& d) { write_diagnostic(std::cerr, "warning", d); }
@@ -96,12 +100,23 @@ std::string render_plan(const Topology& topology, const Plan& plan, PlanFormat f
   return out.str();
 }
 
+// -o FILE: .json for JSON, .yaml or .yml for YAML, in any case (as render's
+// extensions); anything else is refused rather than silently written as YAML.
+PlanFormat plan_file_format(const std::string& path) {
+  refuse_directory(path);
+  std::string base = path.substr(path.rfind('/') + 1);
+  std::size_t dot = base.rfind('.');
+  std::string ext = dot == std::string::npos ? "" : base.substr(dot + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == "json") return PlanFormat::json;
+  if (ext == "yaml" || ext == "yml") return PlanFormat::yaml;
+  throw InputError({path, 0, 0}, fmt::format("{}; plan files are .yaml (or .yml) or .json",
+                                             ext.empty() ? "no extension" : "unknown extension '." + base.substr(dot + 1) + "'"));
+}
+
 // -o FILE: the extension picks JSON or YAML; stdout still gets the table.
 int emit(const Topology& topology, const Plan& plan, const PlanCommandOptions& o) {
-  if (!o.output.empty()) {
-    bool json = o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".json";
-    write_file_atomically(o.output, render_plan(topology, plan, json ? PlanFormat::json : PlanFormat::yaml));
-  }
+  if (!o.output.empty()) write_file_atomically(o.output, render_plan(topology, plan, plan_file_format(o.output)));
   std::cout << render_plan(topology, plan, o.format);
   return kSuccess;
 }
@@ -133,6 +148,7 @@ void add_occupied(CLI::App& command, PlanCommandOptions& o) {
 }
 
 int run_plan(const PlanCommandOptions& o) {
+  if (!o.output.empty()) plan_file_format(o.output);  // before the work, not after it
   std::vector<ManifestInput> inputs = read_jobs(o.jobs);
   Topology topology = load_topology_for(o, inputs);
   std::vector<Job> jobs = load_jobs(inputs, topology, o).jobs;
@@ -250,7 +266,7 @@ Action setup_plan(CLI::App& command) {
   add_level_labels(command, *o);
   command.add_option("--policy", o->policy, "placement policy (default topo; see below)")->option_text("P");
   add_occupied(command, *o);
-  command.add_option("-o,--output", o->output, "also write the plan to FILE (.json for JSON, else YAML)")
+  command.add_option("-o,--output", o->output, "also write the plan to FILE: .yaml (or .yml) or .json")
       ->option_text("FILE");
   add_plan_format(command, o->format);
   command.footer(
@@ -304,7 +320,7 @@ Action setup_compare(CLI::App& command) {
   command.add_option("--policies", o->policies, "comma-separated policies (default topo,kueue,slurm,naive)")
       ->option_text("P,P,...");
   add_occupied(command, *o);
-  add_plan_format(command, o->format);
+  add_plan_format(command, o->format, false);
   command.footer(
       "One table: per job and policy the estimated communication time per step (with\n"
       "the other jobs sharing links) and the domains it spans per level; then the\n"

@@ -28,10 +28,12 @@ constexpr const char* kRenderFooter = R"(Levels:
   says which).
 
 Edges:
-  label: total GB/s per direction, then links x type (beyond 500 edges only as
-  tooltips); colour: green scale-up (NVLink, xGMI, C2C), blue network
+  label: total GB/s per direction, then links x type; a label that 4 or more
+  edges share is said once in the legend (and beyond 500 edges every label is
+  only a tooltip); colour: green scale-up (NVLink, xGMI, C2C), blue network
   (InfiniBand, RoCE, Ethernet), grey host I/O (PCIe); width grows with the log
-  of the bandwidth. The legend repeats this.
+  of the bandwidth. The legend repeats this. Nodes of one box and tier are
+  drawn in name order (r0000, r0001, ...; spine0, spine1, ...).
 
 Formats:
   DOT goes to stdout unless -o names a file, whose extension picks the format:
@@ -54,6 +56,7 @@ struct RenderCommandOptions {
 
 int run_render(const RenderCommandOptions& o) {
   bool to_stdout = o.output.empty() || o.output == "-";
+  if (!to_stdout) refuse_directory(o.output);
   RenderOptions options;
   options.level = o.level;
   if (!o.format_name.empty())

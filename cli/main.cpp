@@ -1,7 +1,6 @@
 // topoplan: topology-aware placement planning for accelerator clusters.
 // Parses the command line, runs one command, and turns every error into one
 // `topoplan: error: ...` line per problem and exit status 2.
-#include <cctype>
 #include <iostream>
 #include <new>
 #include <string>
@@ -11,6 +10,7 @@
 #include <fmt/ostream.h>
 
 #include "command.hpp"
+#include "usage_message.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace {
@@ -39,7 +39,7 @@ const CLI::App* deepest(const CLI::App& app) {
 }
 
 int usage_error(const CLI::App& app, const CLI::ParseError& e) {
-  std::string message = e.what();
+  std::string message = topoplan::cli::usage_message(e.what());
   const CLI::App* where = deepest(app);
   std::vector<std::string> remaining = where->remaining();
   if (remaining.empty()) remaining = app.remaining();
@@ -48,6 +48,11 @@ int usage_error(const CLI::App& app, const CLI::ParseError& e) {
     message = "unknown command '" + remaining.front() + "'";
   else if (!remaining.empty() && wants_command)
     message = "unknown option '" + remaining.front() + "'";
+  if (message == "a command is required") {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : where->get_subcommands({})) names.push_back(sub->get_name());
+    message = fmt::format("a command is required: {}", fmt::join(names, ", "));
+  }
   if (!remaining.empty()) {
     std::vector<std::string> names;
     for (const CLI::App* sub : where->get_subcommands({})) names.push_back(sub->get_name());
@@ -56,10 +61,6 @@ int usage_error(const CLI::App& app, const CLI::ParseError& e) {
     std::string hint = topoplan::did_you_mean(remaining.front(), names);
     if (!hint.empty()) message += "; " + hint;
   }
-  // CLI11 capitalises its messages; ours are lower-case (but keep acronyms and
-  // argument names like TOPO as they are).
-  if (message.size() > 1 && !std::isupper(static_cast<unsigned char>(message[1])))
-    message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
   print_error(message);
   std::string path;
   for (const CLI::App* a = where; a && a->get_parent(); a = a->get_parent())

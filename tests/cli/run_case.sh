@@ -6,7 +6,7 @@
 set -u
 bin=$1
 case_file=$2
-dir=$(dirname "$case_file")
+dir=$(cd "$(dirname "$case_file")" && pwd)
 name=$(basename "$case_file" .cmd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -14,7 +14,7 @@ export OUT="$tmp/out"
 mkdir -p "$OUT"
 args=$(grep -v '^#' "$case_file")
 status=0
-eval "\"$bin\" $args" >"$tmp/stdout" 2>"$tmp/stderr" || status=$?
+(eval "\"$bin\" $args") >"$tmp/stdout" 2>"$tmp/stderr" || status=$?  # a case may cd
 if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
   cp "$tmp/stdout" "$dir/$name.out"
   cp "$tmp/stderr" "$dir/$name.err"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs every `$ topoplan ...` example shown in README.md and the man pages
 # and requires it to succeed (or to exit with the status written after it as
-# `# exit N`), so the docs stay true to the binary.
+# `# exit N`) and to do what it shows: an example that succeeds writes its
+# result (the -o file, else stdout) and no error; one that fails with 2
+# explains itself in `topoplan: error:` lines; one that gives a negative
+# verdict (1) prints it. So the docs stay true to the binary.
 set -u
 bin=$(realpath "$1")
 root=$2
@@ -22,10 +25,27 @@ while IFS= read -r line; do
   if [[ $line =~ \#\ exit\ ([0-9]+) ]]; then expected=${BASH_REMATCH[1]}; fi
   command=${line%%#*}
   status=0
-  (cd "$tmp" && eval "\"$bin\" ${command#topoplan }") >"$tmp/out" 2>&1 || status=$?
+  output=
+  plain=${command//\\-/-}  # man pages write - as \-
+  if [[ $plain =~ (^|\ )(-o|--output)\ ([^ ]+) ]]; then output=$tmp/${BASH_REMATCH[3]}; rm -f "$output"; fi
+  (cd "$tmp" && eval "\"$bin\" ${command#topoplan }") >"$tmp/out" 2>"$tmp/err" || status=$?
+  problem=
   if [ "$status" != "$expected" ]; then
-    echo "FAIL (exit $status, expected $expected): $line"
-    head -n 20 "$tmp/out"
+    problem="exit $status, expected $expected"
+  elif [ "$expected" = 0 ] && grep -q '^topoplan: error:' "$tmp/err"; then
+    problem="succeeded but printed an error"
+  elif [ "$expected" = 0 ] && [ -n "$output" ] && [ "$output" != "$tmp/-" ] && [ ! -s "$output" ]; then
+    problem="wrote no $output"
+  elif [ "$expected" = 0 ] && [ -z "$output" ] && [ ! -s "$tmp/out" ]; then
+    problem="printed nothing"
+  elif [ "$expected" = 2 ] && ! grep -q '^topoplan: error: ' "$tmp/err"; then
+    problem="failed without a 'topoplan: error:' line"
+  elif [ "$expected" = 1 ] && [ ! -s "$tmp/out" ]; then
+    problem="gave a negative verdict without printing it"
+  fi
+  if [ -n "$problem" ]; then
+    echo "FAIL ($problem): $line"
+    head -n 20 "$tmp/out" "$tmp/err"
     fail=1
   fi
 done < <(extract "$root/README.md" "$root"/man/*.[0-9])

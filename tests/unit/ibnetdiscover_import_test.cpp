@@ -163,5 +163,5 @@ TEST_CASE("ibnetdiscover: one host name on several machines is left out") {
   CHECK(any_warning_contains(r, "1 host name is shared by several machines: 'h1' (mlx5_0 at lines 27 and 35)"));
   // When no host is left, the import says so.
   for (std::size_t at = text.find("h2 "); at != std::string::npos; at = text.find("h2 ", at)) text[at + 1] = '1';
-  CHECK(error_of([&] { ib(text); }) == "t.out: no CA names a host of its own: no node to import");
+  CHECK(error_of([&] { ib(text); }) == "t.out:1:1: no CA names a host of its own: no node to import");
 }

@@ -457,17 +457,30 @@ TEST_CASE("the project's reference manifests all load") {
                                s << in.rdbuf();
                                return s.str();
                              });
-  const char* files[] = {"tas_kind-cluster.yaml",  "tas_sample-gpu-queues.yaml", "tas_sample-job-preferred.yaml",
-                         "tas_sample-job-required.yaml", "tas_sample-job-unconstrained.yaml",
-                         "jobs_sample-jobset-tas-required.yaml", "trainer-v2_examples_yaml_01-multi-node.yaml",
-                         "trainingoperator-v1_pytorch_simple.yaml", "ug-networktopology-job-1.yaml",
-                         "docs_examples_sample_lws-exclusive-placement.yaml", "slices-in-block.yaml"};
-  for (const char* f : files) {
+  // Each file with the workloads it holds (its `kind:` lines, counted by
+  // hand; configuration kinds hold none), so that a missing or empty file fails.
+  const std::pair<const char*, std::size_t> files[] = {
+      {"tas_kind-cluster.yaml", 0},  // a kind Cluster
+      {"tas_sample-gpu-queues.yaml", 0},  // Topology, ResourceFlavor, ClusterQueue, LocalQueue
+      {"tas_sample-job-preferred.yaml", 1},
+      {"tas_sample-job-required.yaml", 1},
+      {"tas_sample-job-unconstrained.yaml", 1},
+      {"jobs_sample-jobset-tas-required.yaml", 1},
+      {"trainer-v2_examples_yaml_01-multi-node.yaml", 1},
+      {"trainingoperator-v1_pytorch_simple.yaml", 1},
+      {"ug-networktopology-job-1.yaml", 1},
+      {"docs_examples_sample_lws-exclusive-placement.yaml", 1},
+      {"slices-in-block.yaml", 3}};
+  for (const auto& [f, workloads] : files) {
     INFO(f);
     std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/tests/data/manifests/" + f);
+    REQUIRE(in);
     std::ostringstream s;
     s << in.rdbuf();
-    CHECK_NOTHROW(read(s.str(), t, {{"cloud.google.com/gke-nodepool", "block"}}, f));
+    REQUIRE(!s.str().empty());
+    ManifestJobs m;
+    REQUIRE_NOTHROW(m = read(s.str(), t, {{"cloud.google.com/gke-nodepool", "block"}}, f));
+    CHECK(m.jobs.size() + m.rejections.size() == workloads);
   }
 }
 
@@ -511,6 +524,26 @@ spec: {template: {spec: {priorityClassName: nope, containers: [{name: c, resourc
   CHECK(m.jobs[2].priority == 0);
   REQUIRE(m.warnings.size() == 1);
   CHECK(m.warnings[0].str().find("jobs.yaml:16:45: Job 'unknown': priority class 'nope' is not defined") == 0);
+}
+
+TEST_CASE("priority classes: Kubernetes' own system classes, above 10^9, are read") {
+  // As `kubectl get priorityclasses -o yaml` lists them on every cluster.
+  Topology t = preset("gb200-nvl72:racks=1");
+  ManifestJobs m = read(R"(apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: system-node-critical}
+value: 2000001000
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: daemon}
+spec: {template: {spec: {priorityClassName: system-node-critical, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}
+)",
+                        t);
+  REQUIRE(m.jobs.size() == 1);
+  CHECK(m.jobs[0].priority == 2000001000);
+  CHECK_THROWS_WITH(read("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: x}\nvalue: 2147483648\n", t),
+                    Catch::Contains("'value' is 2147483648; it must be between -2147483648 and 2147483647"));
 }
 
 TEST_CASE("a requirement of only some pod sets is only preferred") {

@@ -39,7 +39,7 @@ std::map<std::string, std::string> labels_of(const YAML::Node& node) {
 
 // A two-node topology with the given rack names and hostnames.
 Topology two_racks(const std::string& rack_a, const std::string& rack_b, const std::string& host_b = "h2") {
-  TopologyBuilder b("Odd Names", {"cluster", "rack", "node"});
+  TopologyBuilder b("Odd&Names", {"cluster", "rack", "node"});
   DomainId ra = b.add_domain(b.root(), rack_a);
   DomainId rb = b.add_domain(b.root(), rack_b);
   DomainId h1 = b.add_domain(ra, "n1");

@@ -63,6 +63,50 @@ TEST_CASE("nccl-xml: RCCL's MI300X model with xGMI (system version 2)") {
   CHECK(r.warnings.empty());
 }
 
+TEST_CASE("nccl-xml: RCCL's model of an HPE Slingshot node imports with its odd NIC speed pointed out") {
+  // Its four Cassini NICs (200 Gb/s) say speed="200000000", which NCCL reads
+  // as Mb/s: a real file, so it must import; the value is kept as given.
+  ImportResult r = nccl("rccl-topo_4p_940.xml");
+  const Topology& t = r.topology;
+  CHECK(t.accelerators().size() == 4);
+  CHECK(count_kind(t, DeviceKind::nic) == 4);
+  CHECK(count_links(t, "xgmi") == 6);  // four GPUs, each pair once
+  TopologyIndex index(t);
+  DeviceId nic = *index.find_device("rccl-topo_4p_940/nic3");
+  CHECK(t.str(t.device(nic).model) == "Ethernet-200000G");
+  CHECK(t.labels(t.device(nic).labels) == Labels{{"net", "cxi3"}});
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].message ==
+        "4 <net> elements give a speed beyond any NIC (up to 200000000 Mb/s = 200000 Gb/s; NCCL reads Mb/s): kept as "
+        "given in the NIC model");
+}
+
+TEST_CASE("nccl-xml: numbers are bounded by what they feed into, not by today's hardware") {
+  auto dump = [](std::string_view net, std::string_view nvlink) {
+    return fmt::format(R"(<system version="1"><cpu numaid="70000" familyid="2000000" modelid="2000000">
+  <pci busid="0000:01:00.0" class="0x030000" vendor="0x10de" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16">
+    <gpu dev="3000000" sm="1000000" rank="0">{}</gpu></pci>
+  <pci busid="0000:02:00.0" class="0x030000" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="1" sm="90"/></pci>
+  <pci busid="0000:03:00.0" class="0x020700" link_speed="32.0 GT/s PCIe" link_width="16"><nic>{}</nic></pci>
+</cpu></system>)",
+                       nvlink, net);
+  };
+  // Far beyond any GPU, CPU or NIC of today, and still nothing dangerous.
+  ImportResult r = nccl_text(dump(R"(<net name="x" dev="5000000" speed="-5"/>)",
+                                  R"(<nvlink target="0000:02:00.0" count="2000" tclass="0x030000"/>)"));
+  TopologyIndex index(r.topology);
+  CHECK(index.find_device("t/cpu70000"));
+  CHECK(index.find_device("t/gpu3000000"));
+  DeviceId nic = *index.find_device("t/nic5000000");
+  CHECK(r.topology.str(r.topology.device(nic).model) == "IB-10G");  // NCCL's fallback for speeds of 0 or less
+  // Where a value would overflow what holds it, it is refused.
+  CHECK_THROWS_WITH(nccl_text(dump(R"(<net name="x" speed="1"/>)",
+                                   R"(<nvlink target="0000:02:00.0" count="65536" tclass="0x030000"/>)")),
+                    Catch::Contains("'count' of <nvlink> must be an integer from 1 to 65535, not '65536'"));
+  CHECK_THROWS_WITH(nccl_text(dump(R"(<net name="x" speed="99999999999999999999"/>)", "")),
+                    Catch::Contains("'speed' of <net> must be an integer of at most"));
+}
+
 TEST_CASE("nccl-xml: hand-written NCCL_TOPO_FILEs import with what is missing said") {
   ImportResult aws = nccl("aws-p4d-24xl-topo.xml");
   CHECK(aws.topology.accelerators().size() == 8);
@@ -126,7 +170,7 @@ TEST_CASE("nccl-xml: bad values are refused with their position") {
       "    </pci>\n"
       "  </cpu>\n"
       "</system>\n";
-  CHECK(error_of([&] { nccl_text(doc); }) == "t.xml:6:20: 'sm' of <gpu> must be an integer from 1 to 10000, not 'ninety'");
+  CHECK(error_of([&] { nccl_text(doc); }) == "t.xml:6:20: 'sm' of <gpu> must be an integer from 1 to 2147483647, not 'ninety'");
   std::string fixed = doc;
   fixed.replace(fixed.find("ninety"), 6, "90");
   ImportResult r = nccl_text(fixed);

@@ -90,7 +90,7 @@ TEST_CASE("nvidia-smi: tab-separated older output with NIC names as columns") {
 
 TEST_CASE("nvidia-smi: malformed matrices are refused at their line and column") {
   CHECK(error_of([] { smi_text("hello\nworld\n"); }) ==
-        "t.txt: no `nvidia-smi topo -m` matrix found: no header line beginning with GPU0");
+        "t.txt:1:1: no `nvidia-smi topo -m` matrix found: no header line beginning with GPU0");
   CHECK(error_of([] { smi_text("\tGPU0\tGPU1\nGPU0\t X \tNV2\nGPU1\tNVX\t X \n"); }) ==
         "t.txt:3:6: 'NVX' is not NV followed by a link count");
   CHECK(error_of([] { smi_text("GPU0 GPU1\nGPU0 X\nGPU1 SYS X\n"); }) ==

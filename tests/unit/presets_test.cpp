@@ -73,7 +73,7 @@ Range network_per_accelerator(const Topology& t) {
 
 Range memory_per_accelerator(const Topology& t) {
   Range r;
-  for (DeviceId a : t.accelerators()) r.add(t.device(a).memory_gib);
+  for (DeviceId a : t.accelerators()) r.add(static_cast<double>(t.device(a).memory_gib));
   return r;
 }
 
@@ -108,10 +108,13 @@ void check_islands(const Topology& t, std::size_t count, std::uint32_t size, con
 }
 
 // The parameter's default and range, and that values outside it are refused.
+// The bare name is one unit (a node, or a rack for NVL72 and Groq): the
+// parameter's default is 1, and `topology list` says so.
 void check_parameter(const std::string& name, const std::string& parameter, long long default_value,
                      long long max) {
   Topology t = load(name);
   REQUIRE(t.parameters().size() == 1);
+  CHECK(t.parameters().front().value == default_value);
   const TopologyParameter& p = t.parameters().front();
   CHECK(p.name == parameter);
   CHECK(p.default_value == default_value);
@@ -220,8 +223,18 @@ TEST_CASE("gb300-nvl72: GB200's rack with 288 GB GPUs and 800G ConnectX-8") {
   CHECK(validate_topology(sixteen).empty());
 }
 
+TEST_CASE("every bare preset name is one node, or one rack for NVL72 and Groq") {
+  const std::pair<const char*, std::size_t> units[] = {
+      {"dgx-h100", 8}, {"dgx-h200", 8}, {"dgx-b200", 8}, {"dgx-b300", 8}, {"h800", 8}, {"pcie-8gpu", 8},
+      {"mi300x", 8},   {"gb200-nvl72", 72}, {"gb300-nvl72", 72}, {"groq", 72}};
+  for (const auto& [name, accelerators] : units) {
+    INFO(name);
+    CHECK(load(name).accelerators().size() == accelerators);
+  }
+}
+
 TEST_CASE("dgx-h100: 8 H100 on 4 NVSwitch chips, a 400G NIC per GPU, 32-node SUs") {
-  check_parameter("dgx-h100", "nodes", 32, 16384);
+  check_parameter("dgx-h100", "nodes", 1, 16384);
   Topology one = load("dgx-h100:nodes=1");
   CHECK(kinds(one) == KindCounts{8, 0, 2, 8, 4, 4, 8 + 8});
   CHECK(memory_per_accelerator(one).min == Approx(80));
@@ -267,7 +280,7 @@ TEST_CASE("dgx-h100 loads at its largest size") {
 }
 
 TEST_CASE("dgx-h200: dgx-h100 with 141 GB per GPU") {
-  check_parameter("dgx-h200", "nodes", 32, 16384);
+  check_parameter("dgx-h200", "nodes", 1, 16384);
   Topology one = load("dgx-h200:nodes=1");
   CHECK(kinds(one) == KindCounts{8, 0, 2, 8, 4, 4, 8 + 8});
   CHECK(memory_per_accelerator(one).min == Approx(141));  // 1,128 GB / 8
@@ -289,7 +302,7 @@ TEST_CASE("dgx-h200: dgx-h100 with 141 GB per GPU") {
 }
 
 TEST_CASE("dgx-b200: 8 B200 on 2 NVLink 5 switch chips, 400G per GPU") {
-  check_parameter("dgx-b200", "nodes", 32, 16384);
+  check_parameter("dgx-b200", "nodes", 1, 16384);
   Topology one = load("dgx-b200:nodes=1");
   CHECK(kinds(one) == KindCounts{8, 0, 2, 8, 4, 2, 8 + 8});
   CHECK(memory_per_accelerator(one).min == Approx(180));  // 1,440 GB / 8
@@ -314,7 +327,7 @@ TEST_CASE("dgx-b200: 8 B200 on 2 NVLink 5 switch chips, 400G per GPU") {
 }
 
 TEST_CASE("dgx-b300: 8 B300, 800G ConnectX-8 per GPU, 64-node SUs with 16 rail leaves") {
-  check_parameter("dgx-b300", "nodes", 64, 16384);
+  check_parameter("dgx-b300", "nodes", 1, 16384);
   Topology one = load("dgx-b300:nodes=1");
   CHECK(kinds(one) == KindCounts{8, 0, 2, 8, 0, 2, 16 + 8});
   CHECK(memory_per_accelerator(one).min == Approx(288));
@@ -349,7 +362,7 @@ TEST_CASE("dgx-b300: 8 B300, 800G ConnectX-8 per GPU, 64-node SUs with 16 rail l
 }
 
 TEST_CASE("h800: dgx-h100's layout with 8 NVLink 4 links per GPU") {
-  check_parameter("h800", "nodes", 32, 16384);
+  check_parameter("h800", "nodes", 1, 16384);
   Topology one = load("h800:nodes=1");
   CHECK(kinds(one) == KindCounts{8, 0, 2, 8, 4, 4, 8 + 8});
   CHECK(memory_per_accelerator(one).min == Approx(80));
@@ -371,7 +384,7 @@ TEST_CASE("h800: dgx-h100's layout with 8 NVLink 4 links per GPU") {
 }
 
 TEST_CASE("pcie-8gpu: 8 L40S without NVLink, 4 servers per ToR, 2:1 spines") {
-  check_parameter("pcie-8gpu", "nodes", 4, 16384);
+  check_parameter("pcie-8gpu", "nodes", 1, 16384);
   Topology one = load("pcie-8gpu:nodes=1");
   CHECK(kinds(one) == KindCounts{8, 0, 2, 4, 4, 0, 1 + 4});
   CHECK(memory_per_accelerator(one).min == Approx(48));
@@ -400,7 +413,7 @@ TEST_CASE("pcie-8gpu: 8 L40S without NVLink, 4 servers per ToR, 2:1 spines") {
 }
 
 TEST_CASE("mi300x: 8 MI300X fully connected by xGMI, 400G per GPU") {
-  check_parameter("mi300x", "nodes", 32, 16384);
+  check_parameter("mi300x", "nodes", 1, 16384);
   Topology one = load("mi300x:nodes=1");
   CHECK(kinds(one) == KindCounts{8, 0, 2, 8, 4, 0, 8 + 8});
   CHECK(memory_per_accelerator(one).min == Approx(192));

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "topoplan/io/topology_source.hpp"
 #include "topoplan/model/topology_builder.hpp"
@@ -163,11 +164,42 @@ TEST_CASE("render: DOT is deterministic, named by ids, boxed and has a legend") 
   CHECK(dot.rfind("graph \"gb200-nvl72 (racks=2)\" {", 0) == 0);
   CHECK(contains(dot, "subgraph \"cluster:su000\" {"));
   CHECK(contains(dot, "\"su000/r0000\"\t[label=\"r0000\\n72 x GB200\"]"));
-  CHECK(contains(dot, "subgraph \"cluster:legend\" {"));
+  CHECK(contains(dot, "legend\t[fontsize=9,\n\t\tlabel=<<TABLE BORDER=\"1\" STYLE=\"ROUNDED\""));
   CHECK(contains(dot, "network: InfiniBand, RoCE, Ethernet"));
-  CHECK(contains(dot, "xlabel=\"900 GB/s\\n18 x ib-ndr\""));
   CHECK(contains(dot, "spine0 -- \"su000/leaf0\""));
   CHECK_FALSE(contains(dot, "0x"));  // no pointers anywhere
+}
+
+TEST_CASE("render: a label many edges share is said once, in the legend") {
+  // 8 spines x 4 rail leaves and 2 racks x 4 leaves: 40 edges of 18 NDR links each.
+  Topology t = builtin("gb200-nvl72:racks=2");
+  std::string dot = dot_of(collapse(t, *t.find_level("rack")));
+  CHECK_FALSE(contains(dot, "xlabel"));
+  CHECK(contains(dot, "tooltip=\"900 GB/s\\n18 x ib-ndr\""));
+  CHECK(contains(dot, "40 edges (label in the tooltip): 900 GB/s 18 x ib-ndr each"));
+  // Labels of their own stay beside their edges: a DGX H100's links inside the node.
+  Topology dgx = builtin("dgx-h100");
+  std::string inside = dot_of(collapse(dgx, device_level(dgx)));
+  CHECK(contains(inside, "xlabel="));
+}
+
+TEST_CASE("render: racks, leaves and spines are drawn in name order") {
+  Topology t = builtin("gb200-nvl72:racks=8");
+  std::string dot = dot_of(collapse(t, *t.find_level("rack")));
+  // Each tier one rank, chained by invisible edges that dot keeps (mclimit=0).
+  CHECK(contains(dot, "mclimit=0"));
+  for (int r = 0; r < 7; ++r)
+    CHECK(contains(dot, fmt::format("\"su000/r000{}\" -- \"su000/r000{}\"\t[style=invis]", r, r + 1)));
+  CHECK(contains(dot, "\"su000/leaf2\" -- \"su000/leaf3\"\t[style=invis]"));
+  CHECK(contains(dot, "spine6 -- spine7\t[style=invis]"));
+  CHECK(contains(dot, "rank=same"));
+}
+
+TEST_CASE("render: a tier too wide to read across runs left to right") {
+  Topology wide = builtin("gb200-nvl72:racks=64");  // 64 racks in 8 SU boxes
+  CHECK(contains(dot_of(collapse(wide, *wide.find_level("rack"))), "rankdir=LR"));
+  Topology one = builtin("gb200-nvl72:racks=8");
+  CHECK_FALSE(contains(dot_of(collapse(one, *one.find_level("rack"))), "rankdir"));
 }
 
 TEST_CASE("render: every drawn node id is unique") {

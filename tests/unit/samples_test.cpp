@@ -24,8 +24,10 @@ namespace {
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
+  REQUIRE(in);
   std::ostringstream s;
   s << in.rdbuf();
+  REQUIRE(!s.str().empty());
   return s.str();
 }
 
@@ -41,9 +43,21 @@ std::map<std::string, std::set<std::string>> our_blocks(const Topology& t, Level
   return out;
 }
 
-void check_blocks(const Topology& t, const std::string& original, const std::string& block_level) {
+// What the originals hold, counted by hand from tests/data/topograph, so that
+// a comparison of two empty readings cannot pass.
+struct Counts {
+  std::size_t domains;
+  std::size_t hosts;
+};
+
+void check_blocks(const Topology& t, const std::string& original, const std::string& block_level, Counts counts) {
   CHECK(validate_topology(t).empty());
   auto expected = test::topograph_domains(original);
+  REQUIRE(expected.size() == counts.domains);
+  std::size_t hosts = 0;
+  for (const auto& [domain, names] : expected) hosts += names.size();
+  REQUIRE(hosts == counts.hosts);
+  REQUIRE(t.domain_count_at(t.host_level()) == counts.hosts);
   auto level = t.find_level(block_level);
   REQUIRE(level);
   CHECK(our_blocks(t, *level) == expected);
@@ -54,9 +68,10 @@ void check_blocks(const Topology& t, const std::string& original, const std::str
   CHECK(islands.level_is_island);
 }
 
-void check_sample(const std::string& sample, const std::string& original, const std::string& block_level) {
+void check_sample(const std::string& sample, const std::string& original, const std::string& block_level,
+                  Counts counts) {
   Topology t = parse_topology_yaml(slurp(std::string(TOPOPLAN_SOURCE_DIR) + "/samples/" + sample), sample);
-  check_blocks(t, original, block_level);
+  check_blocks(t, original, block_level, counts);
   // The importer reads the original into the same blocks, hosts and levels.
   Topology gb200 = test::preset("gb200-nvl72:racks=1");
   ImportOptions o;
@@ -64,7 +79,7 @@ void check_sample(const std::string& sample, const std::string& original, const 
   std::string path = std::string(TOPOPLAN_SOURCE_DIR) + "/tests/data/topograph/" + original;
   ImportSource source{path, slurp(path)};
   Topology imported = find_import_format("topograph")->run({&source, 1}, o).topology;
-  check_blocks(imported, original, block_level);
+  check_blocks(imported, original, block_level, counts);
   CHECK(imported.levels().size() == t.levels().size());
   for (std::size_t l = 0; l < t.levels().size(); ++l)
     CHECK(imported.domain_count_at(static_cast<LevelIndex>(l)) == t.domain_count_at(static_cast<LevelIndex>(l)));
@@ -73,7 +88,7 @@ void check_sample(const std::string& sample, const std::string& original, const 
 }  // namespace
 
 TEST_CASE("samples/topograph-nvl72.yaml matches Topograph's nvl72 model") {
-  check_sample("topograph-nvl72.yaml", "nvl72.yaml", "leaf");
+  check_sample("topograph-nvl72.yaml", "nvl72.yaml", "leaf", {4, 72});  // 4 NVL72 domains of 18 nodes
   // The switch tree: core over 2 spines over 2 leaves each, as in the model.
   Topology t = parse_topology_yaml(slurp(std::string(TOPOPLAN_SOURCE_DIR) + "/samples/topograph-nvl72.yaml"), "s");
   YAML::Node model = YAML::LoadFile(std::string(TOPOPLAN_SOURCE_DIR) + "/tests/data/topograph/nvl72.yaml");
@@ -87,5 +102,5 @@ TEST_CASE("samples/topograph-nvl72.yaml matches Topograph's nvl72 model") {
 }
 
 TEST_CASE("samples/topograph-small-tree.yaml matches Topograph's small-tree model") {
-  check_sample("topograph-small-tree.yaml", "small-tree.yaml", "leaf");
+  check_sample("topograph-small-tree.yaml", "small-tree.yaml", "leaf", {2, 6});  // nvl2: I21, I22, I25; nvl3: I34-36
 }

@@ -138,9 +138,12 @@ TEST_CASE("slurm import: a tree of uneven depth, with Slurm's syntax") {
 
 TEST_CASE("slurm import: escapes, continuations and comments as parse_config.c reads them") {
   ImportResult r = import_text("x.conf", "SwitchName=top Switches=a\\\n,b  # the leaves\n"
-                                         "SwitchName=a Nodes=n\\\\1 \\\n  LinkSpeed=5\n"
+                                         "SwitchName=a Nodes=n\\#1 \\\n  LinkSpeed=5\n"
                                          "SwitchName=b Nodes=\"m1\"\n# SwitchName=c Nodes=z1\n");
-  CHECK(hostnames(r.topology) == V{"n\\1", "m1"});
+  CHECK(hostnames(r.topology) == V{"n#1", "m1"});
+  // A name no writer could give back (a backslash, from "\\\\") is refused.
+  CHECK(errors_of([] { import_text("x.conf", "SwitchName=a Nodes=n\\\\1\n"); }) ==
+        V{"1:20: domain name 'n\\1' contains '\\'"});
   CHECK(switch_paths(r.topology) == V{"a", "b"});
 }
 
@@ -359,16 +362,18 @@ TEST_CASE("slurm round trip: blocks are the NVL72 racks") {
   CHECK(conf.find("BlockSizes=18,36,72,144,288\n") != std::string::npos);
   ImportResult back = import_text("topology.conf", conf);
   CHECK(back.warnings.empty());
+  // The block names are the racks' paths, and the levels comment names every
+  // level down to theirs: the SUs come back, the name too.
+  CHECK(conf.find("# topoplan-levels: cluster, su, rack, node\n") != std::string::npos);
+  CHECK(back.topology.name() == "gb200-nvl72");
   LevelIndex rack = *original.find_level("rack");
-  CHECK(level_names(back.topology) == V{"cluster", "rack", "node"});
-  CHECK(back.topology.domain_count_at(1) == original.domain_count_at(rack));
+  CHECK(level_names(back.topology) == level_names(original));
+  CHECK(back.topology.domain_count_at(1) == original.domain_count_at(1));  // 3 SUs: 8 + 8 + 4 racks
+  CHECK(back.topology.domain_count_at(2) == original.domain_count_at(rack));
   CHECK(hostnames(back.topology) == hostnames(original));
   auto [first, last] = original.domains_at(rack);
   for (DomainId d = first; d < last; ++d) {
-    std::string path = original.domain_path(d);
-    for (char& c : path)
-      if (c == '/') c = '.';
-    auto block = TopologyIndex(back.topology).find_domain(path);
+    auto block = TopologyIndex(back.topology).find_domain(original.domain_path(d));
     REQUIRE(block);
     CHECK(hosts_below(back.topology, *block) == hosts_below(original, d));
   }
@@ -406,7 +411,7 @@ TEST_CASE("slurm export: topology.yaml holds a tree and a block topology that im
   ImportOptions o;
   o.slurm_topology = "block";
   ImportResult block = import_text("topology.yaml", yaml, o);
-  CHECK(level_names(block.topology) == V{"cluster", "rack", "node"});
+  CHECK(level_names(block.topology) == level_names(original));
   CHECK(hostnames(block.topology) == hostnames(original));
 }
 

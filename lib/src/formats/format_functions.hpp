@@ -23,6 +23,7 @@ std::string export_slurm_block(const Topology& topology, const ExportOptions& op
 std::string export_slurm_yaml(const Topology& topology, const ExportOptions& options);
 std::string export_kueue(const Topology& topology, const ExportOptions& options);
 std::string export_volcano(const Topology& topology, const ExportOptions& options);
+std::string export_native(const Topology& topology, const ExportOptions& options);
 
 PlanExport export_plan_slurm(const Topology& topology, const Plan& plan, const PlanExportOptions& options);
 PlanExport export_plan_kubernetes(const Topology& topology, const Plan& plan, const PlanExportOptions& options);

@@ -23,6 +23,7 @@ constexpr ExportFormat kExportFormats[] = {
     {"slurm-yaml", "Slurm 25.05+ topology.yaml (tree and block topologies)", export_slurm_yaml},
     {"kueue", "Kueue Topology object and the node labels it needs", export_kueue},
     {"volcano", "Volcano HyperNode objects (topology.volcano.sh/v1alpha1)", export_volcano},
+    {"native", "topoplan's own format (topoplan-topology(5)), parameters applied: a file to start from", export_native},
 };
 
 constexpr PlanExportFormat kPlanExportFormats[] = {

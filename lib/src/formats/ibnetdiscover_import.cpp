@@ -368,7 +368,7 @@ class Importer {
       hosts_[safe_name(d.substr(0, space))].push_back({std::string(d.substr(space + 1)), i});
     }
     if (hosts_.empty())
-      throw InputError({source_.path, 0, 0}, "no CA names a host (\"HOST HCA\" node descriptions): no node to import");
+      throw InputError({source_.path, 1, 1}, "no CA names a host (\"HOST HCA\" node descriptions): no node to import");
     // One name for several machines ("localhost" on hosts never named):
     // two CAs with the same HCA name cannot be one host, and which HCAs go
     // together is unknown, so that host is left out.
@@ -393,7 +393,7 @@ class Importer {
                        "machine its own name: rdma-ndd sets \"%h %d\" from the hostname)",
                        shared.size(), shared.size() == 1 ? " is shared by" : "s are shared by", fmt::join(shared, ", ")));
     if (hosts_.empty())
-      throw InputError({source_.path, 0, 0}, "no CA names a host of its own: no node to import");
+      throw InputError({source_.path, 1, 1}, "no CA names a host of its own: no node to import");
     if (unnamed > 0)
       warn(fmt::format("{} CAs have no \"HOST HCA\" node description (e.g. \"{}\" at line {}): left out with their links",
                        unnamed, example->description, example->line));

@@ -1,12 +1,21 @@
 #include "import_support.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+
+#include "topoplan/support/utf8.hpp"
 
 namespace topoplan::formats {
 
 std::string safe_name(std::string_view text) {
+  // Bytes that are not UTF-8 become '_' too, and the cut at 253 bytes never
+  // splits a character.
+  std::string valid = repair_utf8(text, "_");
+  std::size_t end = std::min<std::size_t>(valid.size(), 253);
+  while (end < valid.size() && end > 0 && (static_cast<unsigned char>(valid[end]) & 0xC0) == 0x80) --end;
   std::string out;
-  for (char c : text.substr(0, 253)) {
+  for (char c : std::string_view(valid).substr(0, end)) {
     auto u = static_cast<unsigned char>(c);
     bool reserved = u <= 0x20 || u == 0x7f || c == '/' || c == '*' || c == '?' || c == '[' || c == ']' ||
                     c == ',' || c == '{' || c == '}' || c == '"' || c == '\'' || c == '\\' || c == ':' || c == '=';

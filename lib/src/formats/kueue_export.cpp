@@ -45,8 +45,8 @@ struct LevelLabels {
 std::string carried_key(const Topology& t, LevelIndex level, const std::set<std::string>& used) {
   auto [first, last] = t.domains_at(level);
   if (first == last) return "";
-  for (const auto& [key, unused] : t.labels(t.domain(first).labels)) {
-    (void)unused;
+  for (const auto& candidate : t.labels(t.domain(first).labels)) {
+    const std::string& key = candidate.first;  // a structured binding would not be captured by clang 14
     if (key == kHostnameLabel || used.count(key) || !label_key_problem(key).empty()) continue;
     bool ok = true;
     std::map<std::pair<DomainId, std::string_view>, int> seen;

@@ -38,6 +38,7 @@
 // Other elements (NCCL adds new ones over time) are ignored.
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -52,6 +53,14 @@
 namespace topoplan::formats {
 
 namespace {
+
+// Numbers are bounded by what they feed into, not by what hardware has so
+// far: kAny leaves room for arithmetic on any value a dump holds.
+constexpr long long kAny = std::numeric_limits<long long>::max() / 2;
+constexpr long long kMaxLinkCount = 65535;  // Link::count
+// Above this a NIC speed is pointed out (kept all the same): twice the
+// fastest NIC shipping in 2025, NVIDIA ConnectX-8 at 800 Gb/s.
+constexpr long long kFastestNicGbps = 1600;
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -184,8 +193,10 @@ class Importer {
     if (hex) v.remove_prefix(2);
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), value, hex ? 16 : 10);
     if (ec != std::errc() || end != v.data() + v.size() || v.empty() || value < min || value > max) {
-      sink_.error(where(*a), fmt::format("'{}' of <{}> must be an integer from {} to {}, not '{}'", name, e.name, min,
-                                         max, a->value));
+      std::string range = max >= kAny ? fmt::format("of at least {}", min) : fmt::format("from {} to {}", min, max);
+      if (min == std::numeric_limits<long long>::min()) range = fmt::format("of at most {}", max);
+      sink_.error(where(*a), fmt::format("'{}' of <{}> must be an integer {}, not '{}'", name, e.name, range,
+                                         a->value));
       return std::nullopt;
     }
     return value;
@@ -230,8 +241,8 @@ class Importer {
   std::string cpu_model(const XmlElement& cpu) {
     std::string vendor = text(cpu, "vendor");
     std::string arch = text(cpu, "arch");
-    auto family = integer(cpu, "familyid", 0, 1 << 20, false);
-    auto model = integer(cpu, "modelid", 0, 1 << 20, false);
+    auto family = integer(cpu, "familyid", 0, kAny, false);
+    auto model = integer(cpu, "modelid", 0, kAny, false);
     if (vendor == "GenuineIntel" && family) {
       long long m = model.value_or(0);
       if (*family == 6 && (m >= 0xCF || m == 0xAD || m == 0xAE || m == 0xAF)) return "Intel-Emerald-Rapids-class";
@@ -249,7 +260,7 @@ class Importer {
   }
 
   void add_cpu(const XmlElement& cpu) {
-    auto numa = integer(cpu, "numaid", -1, 4096, false);
+    auto numa = integer(cpu, "numaid", -1, kAny, false);
     std::string name = numa && *numa >= 0 ? fmt::format("cpu{}", *numa) : fmt::format("cpu{}", cpus_.size());
     DeviceProperties p;
     std::string model = cpu_model(cpu);
@@ -312,10 +323,10 @@ class Importer {
     int sm = 0;
     std::string name = fmt::format("gpu{}", gpus_.size());
     if (g) {
-      if (auto dev = integer(*g, "dev", 0, 1 << 20, false)) name = fmt::format("gpu{}", *dev);
+      if (auto dev = integer(*g, "dev", 0, kAny, false)) name = fmt::format("gpu{}", *dev);
       if (g->attribute("gcn")) {
         model = gpu_model_from_gcn(text(*g, "gcn"));
-      } else if (auto s = integer(*g, "sm", 1, 10000, true)) {
+      } else if (auto s = integer(*g, "sm", 1, std::numeric_limits<int>::max(), true)) {
         sm = static_cast<int>(*s);
         model = gpu_model_from_sm(sm);
         // The PCI device ID names the part where sm is shared (sm 90 is
@@ -362,11 +373,18 @@ class Importer {
     }
     for (const XmlElement* net : nets) {
       std::string name = fmt::format("nic{}", nics_);
-      if (auto dev = integer(*net, "dev", 0, 1 << 20, false)) name = fmt::format("nic{}", *dev);
+      if (auto dev = integer(*net, "dev", 0, kAny, false)) name = fmt::format("nic{}", *dev);
       ++nics_;
-      // NCCL reads speed in Mb/s and treats 0 or -1 as 10 Gb/s (ncclTopoAddNet).
-      auto mbps = integer(*net, "speed", -1, 100'000'000, false);
+      // NCCL reads speed in Mb/s and treats 0 or less as 10 Gb/s
+      // (ncclTopoAddNet). Real dumps hold surprises (RCCL's own model of an
+      // HPE Slingshot node, tools/topo_expl/models/topo_4p_940.xml, has
+      // 200000000 for its 200 Gb/s NICs); they are kept and pointed out.
+      auto mbps = integer(*net, "speed", std::numeric_limits<long long>::min(), kAny, false);
       long long gbps = mbps && *mbps > 0 ? (*mbps + 500) / 1000 : 10;
+      if (gbps > kFastestNicGbps) {
+        ++implausible_speeds_;
+        implausible_speed_ = std::max(implausible_speed_, *mbps);
+      }
       DeviceProperties p;
       std::string model = fmt::format("{}-{}G", kind, gbps);
       p.model = model;
@@ -405,15 +423,15 @@ class Importer {
       for (const XmlElement& l : g.gpu->children) {
         bool nvlink = l.name == "nvlink", xgmi = l.name == "xgmi";
         if (l.name == "c2c") {
-          auto count = integer(l, "count", 1, 1024, true);
-          auto bw = integer(l, "bw", 1, 100'000'000, false);
+          auto count = integer(l, "count", 1, kMaxLinkCount, true);
+          auto bw = integer(l, "bw", 1, kAny, false);
           if (!count) continue;
           double gbs = bw ? static_cast<double>(*bw) * static_cast<double>(*count) / 1000.0 : -1;
           node_.builder.add_link(g.device, g.cpu, *find_link_type("nvlink-c2c"), 1, gbs, -1, origin(l));
           continue;
         }
         if (!nvlink && !xgmi) continue;
-        auto count = integer(l, "count", 1, 1024, true);
+        auto count = integer(l, "count", 1, kMaxLinkCount, true);
         std::string target = lower(text(l, "target"));
         std::string tclass = lower(text(l, "tclass"));
         if (!count) continue;
@@ -449,6 +467,10 @@ class Importer {
                        gpus_without_gpu_, gpus_.size()));
     if (nics_without_net_ > 0)
       warn(fmt::format("{} NICs have no <net> element: their speed is unknown", nics_without_net_));
+    if (implausible_speeds_ > 0)
+      warn(fmt::format("{} <net> elements give a speed beyond any NIC (up to {} Mb/s = {} Gb/s; NCCL reads Mb/s): "
+                       "kept as given in the NIC model",
+                       implausible_speeds_, implausible_speed_, (implausible_speed_ + 500) / 1000));
     if (unknown_pcie_ > 0)
       warn(fmt::format("{} PCIe links have no usable link_speed or link_width: taken as Gen3 x16, NCCL's fallback",
                        unknown_pcie_));
@@ -473,6 +495,8 @@ class Importer {
   std::map<std::string, std::size_t> gpu_by_busid_;
   int switches_ = 0;
   int nics_ = 0;
+  int implausible_speeds_ = 0;
+  long long implausible_speed_ = 0;
   int gpus_without_gpu_ = 0;
   int nics_without_net_ = 0;
   int unknown_pcie_ = 0;

@@ -50,7 +50,8 @@ NodeType NodeType::copy_of(const Topology& topology) {
   for (const Link& link : topology.links()) {
     auto a = index.find(link.a), b = index.find(link.b);
     if (a == index.end() || b == index.end()) continue;
-    t.links_.push_back({a->second, b->second, topology.link_type(link), link.count, link.bandwidth, link.latency_us});
+    t.links_.push_back({a->second, b->second, topology.link_type(link), link.count, static_cast<double>(link.bandwidth),
+                        static_cast<double>(link.latency_us)});
   }
   if (t.accelerators_ == 0)
     throw InputError({topology.name(), 0, 0},
@@ -70,7 +71,8 @@ NodeType NodeType::copy_of(const Topology& topology) {
         t.island_.push_back({dev.kind, std::string(topology.str(dev.name)), std::string(topology.str(dev.model)),
                              dev.memory_gib, dev.speed, topology.labels(dev.labels)});
       }
-      t.island_links_.push_back({i, it->second, topology.link_type(link), link.count, link.bandwidth, link.latency_us});
+      t.island_links_.push_back({i, it->second, topology.link_type(link), link.count,
+                                 static_cast<double>(link.bandwidth), static_cast<double>(link.latency_us)});
     }
   }
   if (!island_index.empty()) {

@@ -135,7 +135,7 @@ class Importer {
       if (t.size() >= 2 && t[0].text == "GPU0" && t[1].text != "X") header = i;
     }
     if (header == lines_.size())
-      throw InputError({source_.path, 0, 0},
+      throw InputError({source_.path, 1, 1},
                        "no `nvidia-smi topo -m` matrix found: no header line beginning with GPU0");
     std::vector<Token> head = tokens_of(lines_[header]);
     std::size_t k = 0;

@@ -167,6 +167,7 @@ TopologySpec tree_spec(const Topology& t, const ExportOptions& o) {
       throw InputError({t.name(), 0, 0}, fmt::format("two switches would be named '{}'", s.name));
   for (LevelIndex l = 0; l <= leaf; ++l) spec.level_names.push_back(t.levels()[l].name);
   spec.level_names.push_back(t.levels()[t.host_level()].name);
+  spec.topology_name = t.name();
   spec.header = {
       fmt::format("Slurm topology.conf for TopologyPlugin=topology/tree, written by topoplan from {}.", t.name()),
       fmt::format("{} switches, {} nodes; leaf switches are the domains of level '{}'.", switches,
@@ -211,8 +212,13 @@ TopologySpec block_spec(const Topology& t, const ExportOptions& o) {
   if (spec.blocks.empty()) throw InputError({t.name(), 0, 0}, fmt::format("topology '{}' has no nodes", t.name()));
   for (long long k = 1; k <= static_cast<long long>(spec.blocks.size()) && k <= (1LL << 15); k *= 2)
     spec.block_sizes.push_back({base * k, {}});
-  // Imported, the blocks become a level below a root: name both as here.
-  if (level > 0) spec.level_names = {t.levels()[0].name, t.levels()[level].name, t.levels()[t.host_level()].name};
+  // Every level down to the blocks' (their names are those paths) and the
+  // hosts', so that topoplan import rebuilds the levels between them.
+  if (level > 0) {
+    for (LevelIndex l = 0; l <= level; ++l) spec.level_names.push_back(t.levels()[l].name);
+    spec.level_names.push_back(t.levels()[t.host_level()].name);
+  }
+  spec.topology_name = t.name();
   spec.header = {
       fmt::format("Slurm topology.conf for TopologyPlugin=topology/block (Slurm 23.11+), written by topoplan from {}.",
                   t.name()),

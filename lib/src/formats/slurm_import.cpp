@@ -423,7 +423,34 @@ Topology build_blocks(const TopologySpec& spec, const std::string& name, const I
                                                 "before 25.05 refuses that)",
                                                 bl.name, bl.nodes.names.size(), base)});
 
-  TopologyBuilder b(name, level_names(spec, {"cluster", "block", "node"}, warnings));
+  // Block names that are domain paths ('.' between the names) as many levels
+  // deep as the levels comment says are rebuilt as those domains.
+  std::vector<std::vector<std::string>> paths;
+  if (spec.level_names.size() > 3) {
+    for (const Block& bl : spec.blocks) {
+      std::vector<std::string> parts;
+      for (std::size_t start = 0;;) {
+        std::size_t dot = bl.name.find('.', start);
+        parts.push_back(bl.name.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+      }
+      bool usable = parts.size() == spec.level_names.size() - 2 &&
+                    std::none_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); });
+      if (!usable) {
+        paths.clear();
+        break;
+      }
+      paths.push_back(std::move(parts));
+    }
+  }
+  std::vector<std::string> generic = {"cluster", "block", "node"};
+  if (!paths.empty()) {
+    generic = {"cluster"};
+    for (std::size_t l = 1; l + 1 < spec.level_names.size(); ++l) generic.push_back(fmt::format("level{}", l));
+    generic.push_back("node");
+  }
+  TopologyBuilder b(name, level_names(spec, generic, warnings));
   std::vector<long long> sizes;
   for (const BlockSize& s : spec.block_sizes) sizes.push_back(s.nodes);
   b.set_description(fmt::format("Slurm topology/block: {} blocks, {} nodes, BlockSizes={}", spec.blocks.size(),
@@ -435,9 +462,21 @@ Topology build_blocks(const TopologySpec& spec, const std::string& name, const I
   props.model = "slurm-switch";
   DeviceId core = b.add_device(b.root(), DeviceKind::network_switch, "core", props, b.add_origin(spec.where));
   bool no_nics = false;
-  for (const Block& bl : spec.blocks) {
+  std::map<std::string, DomainId> inner;  // path prefix -> domain, for the levels between
+  for (std::size_t i = 0; i < spec.blocks.size(); ++i) {
+    const Block& bl = spec.blocks[i];
     std::uint32_t origin = b.add_origin(bl.where);
-    DomainId block = b.add_domain(b.root(), bl.name, origin);
+    DomainId parent = b.root();
+    std::string prefix;
+    if (!paths.empty()) {
+      for (std::size_t l = 0; l + 1 < paths[i].size(); ++l) {
+        prefix += paths[i][l] + "/";
+        auto [it, fresh] = inner.try_emplace(prefix, 0);
+        if (fresh) it->second = b.add_domain(parent, paths[i][l], origin);
+        parent = it->second;
+      }
+    }
+    DomainId block = b.add_domain(parent, paths.empty() ? bl.name : paths[i].back(), origin);
     DeviceId sw = b.add_device(block, DeviceKind::network_switch, "switch", props, origin);
     std::uint32_t hosts_origin = b.add_origin(bl.nodes.where);
     std::vector<NodeType::Instance> members;
@@ -518,6 +557,7 @@ ImportResult import_slurm(std::span<const ImportSource> sources, const ImportOpt
                                             "this is a topology.conf");
     TopologySpec spec = read_topology_conf(source);
     if (std::string root = topoplan_root(spec); options.name.empty() && !root.empty()) name = root;
+    if (options.name.empty() && !spec.topology_name.empty()) name = safe_name(spec.topology_name);
     result.topology = build_topology(spec, name, options, result.warnings);
     return result;
   }
@@ -545,6 +585,7 @@ ImportResult import_slurm(std::span<const ImportSource> sources, const ImportOpt
                                                             specs.size(), fmt::join(names, ", "), chosen->name, why)});
   }
   if (std::string root = topoplan_root(*chosen); options.name.empty() && !root.empty()) name = root;
+  if (options.name.empty() && !chosen->topology_name.empty()) name = safe_name(chosen->topology_name);
   result.topology = build_topology(*chosen, name, options, result.warnings);
   return result;
 }

@@ -69,8 +69,13 @@ struct TopologySpec {
   std::vector<BlockSize> block_sizes;  // empty: not given (Slurm's default)
   SourceLocation block_sizes_where;
   /// Level names from a `# topoplan-levels: a, b, c` comment (written by
-  /// topoplan's exporter, ignored by Slurm); empty when there is none.
+  /// topoplan's exporter, ignored by Slurm); empty when there is none. For
+  /// blocks: every level from the root to the blocks' own, then the hosts'
+  /// (block names are the domain paths, '/' written as '.').
   std::vector<std::string> level_names;
+  /// The topology's name from a `# topoplan-topology: NAME` comment (also
+  /// topoplan's); empty when there is none.
+  std::string topology_name;
   /// Comment lines written first (without `# `).
   std::vector<std::string> header;
   /// BlockName/SwitchName lines found commented out, for a better message
@@ -78,8 +83,10 @@ struct TopologySpec {
   int commented_out = 0;
 };
 
-/// The comment that carries level names through a Slurm file.
+/// The comments that carry level names and the topology's name through a
+/// Slurm file.
 inline constexpr std::string_view kLevelsComment = "topoplan-levels:";
+inline constexpr std::string_view kNameComment = "topoplan-topology:";
 
 /// Whether `text` looks like topology.yaml rather than topology.conf.
 bool looks_like_topology_yaml(std::string_view text);

@@ -11,6 +11,7 @@
 // (block_record.c).
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -76,16 +77,27 @@ std::vector<std::string_view> physical_lines(std::string_view text) {
   return lines;
 }
 
-// `# topoplan-levels: a, b, c` -> {a, b, c}; empty when `line` is not one.
-std::vector<std::string> levels_comment(std::string_view line) {
+// `# KEY rest` -> "rest" without surrounding blanks; nullopt when `line` is
+// no such comment.
+std::optional<std::string_view> comment_value(std::string_view line, std::string_view key) {
   std::size_t i = 0;
   while (i < line.size() && is_blank(line[i])) ++i;
-  if (i >= line.size() || line[i] != '#') return {};
+  if (i >= line.size() || line[i] != '#') return std::nullopt;
   ++i;
   while (i < line.size() && is_blank(line[i])) ++i;
-  if (line.substr(i, kLevelsComment.size()) != kLevelsComment) return {};
+  if (line.substr(i, key.size()) != key) return std::nullopt;
+  std::string_view rest = line.substr(i + key.size());
+  while (!rest.empty() && is_blank(rest.front())) rest.remove_prefix(1);
+  while (!rest.empty() && (is_blank(rest.back()) || rest.back() == '\r')) rest.remove_suffix(1);
+  return rest;
+}
+
+// `# topoplan-levels: a, b, c` -> {a, b, c}; empty when `line` is not one.
+std::vector<std::string> levels_comment(std::string_view line) {
+  std::optional<std::string_view> value = comment_value(line, kLevelsComment);
+  if (!value) return {};
   std::vector<std::string> names;
-  std::string_view rest = line.substr(i + kLevelsComment.size());
+  std::string_view rest = *value;
   std::size_t start = 0;
   while (start <= rest.size()) {
     std::size_t comma = rest.find(',', start);
@@ -128,6 +140,8 @@ class ConfReader {
     std::size_t i = 0;
     while (i < lines.size()) {
       if (std::vector<std::string> names = levels_comment(lines[i]); !names.empty()) spec_.level_names = names;
+      if (auto name = comment_value(lines[i], kNameComment); name && !name->empty())
+        spec_.topology_name = std::string(*name);
       if (commented_record(lines[i])) ++spec_.commented_out;
       LogicalLine logical;
       logical.first_line = static_cast<int>(i) + 1;
@@ -534,6 +548,7 @@ std::string write_topology_conf(const TopologySpec& spec) {
   std::string out;
   for (const std::string& line : spec.header) comment_lines(out, line);
   if (!spec.level_names.empty()) out += fmt::format("# {} {}\n", kLevelsComment, fmt::join(spec.level_names, ", "));
+  if (!spec.topology_name.empty()) out += fmt::format("# {} {}\n", kNameComment, spec.topology_name);
   for (const Switch& s : spec.switches) {
     comment_lines(out, s.comment);
     out += "SwitchName=" + s.name;

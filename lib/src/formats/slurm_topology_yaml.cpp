@@ -27,7 +27,7 @@ class YamlReader {
   explicit YamlReader(const ImportSource& source) : source_(source), file_(source.path) {}
 
   std::vector<TopologySpec> read() {
-    yaml::Node root = yaml::parse(source_.text, file_);
+    yaml::Node root = yaml::parse(source_.text, file_, FileKind::slurm_yaml);
     std::vector<TopologySpec> specs;
     if (!root.IsSequence()) {
       // NVIDIA Topograph's models are YAML maps of `switches` and `blocks`.

@@ -318,7 +318,7 @@ void hoist_common_labels(const slurm::TopologySpec& spec, slurm::TreeExtras& ext
 ImportResult import_topograph(std::span<const ImportSource> sources, const ImportOptions& options) {
   const ImportSource& source = single_source(sources, "topograph");
   DiagnosticSink sink;
-  Model model = ModelReader(source.path, sink).read(yaml::parse(source.text, source.path));
+  Model model = ModelReader(source.path, sink).read(yaml::parse(source.text, source.path, FileKind::topograph));
   sink.throw_if_any();
 
   std::map<std::string, std::size_t> index;

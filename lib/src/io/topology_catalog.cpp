@@ -18,8 +18,9 @@ std::vector<TopologyInfo> describe_builtin_topologies() {
 void write_catalog_text(std::ostream& out, const std::vector<TopologyInfo>& topologies) {
   for (const TopologyInfo& t : topologies) {
     std::vector<std::string> params;
+    // The default is what the bare name gives: one node, or one rack.
     for (const TopologyParameter& p : t.parameters)
-      params.push_back(fmt::format("{}={} ({}-{})", p.name, p.default_value, p.min, p.max));
+      params.push_back(fmt::format("{} {}..{} (default {}): {}", p.name, p.min, p.max, p.default_value, p.help));
     fmt::print(out, "{:<14} {}\n", t.name, t.description);
     fmt::print(out, "{:<14} levels: {}", "", fmt::join(t.levels, " > "));
     if (!params.empty()) fmt::print(out, "; parameters: {}", fmt::join(params, ", "));

@@ -106,10 +106,15 @@ class Writer {
     std::string props;     // type, count, bandwidth, latency as written
   };
   struct Block {
-    std::string name;
+    std::string name;  // given once all are known, in order of first use
     LevelIndex level = 0;
-    std::string text;  // the block's YAML body
+    std::string text;  // the block's YAML body, child blocks as placeholder()
+    DomainId first = 0;  // the first domain made from it
   };
+  // Bodies are built children first (ids backwards), before the blocks they
+  // name are numbered; a placeholder stands for a block's name until then.
+  static std::string placeholder(std::size_t block) { return fmt::format("\x01{}\x01", block); }
+  std::string named(std::string_view text) const;
 
   void assign_links();
   std::string relative_path(DomainId owner, DeviceId device) const;
@@ -127,8 +132,23 @@ class Writer {
   std::vector<std::size_t> block_;                 // per domain
   std::vector<Block> blocks_;
   std::unordered_map<std::string, std::size_t> by_shape_;
-  std::vector<int> per_level_;  // blocks named so far per level
 };
+
+std::string Writer::named(std::string_view text) const {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\x01') {
+      out += text[i];
+      continue;
+    }
+    std::size_t end = text.find('\x01', i + 1);
+    std::size_t block = 0;
+    for (char c : text.substr(i + 1, end - i - 1)) block = block * 10 + static_cast<std::size_t>(c - '0');
+    out += blocks_[block].name;
+    i = end;
+  }
+  return out;
+}
 
 std::string Writer::relative_path(DomainId owner, DeviceId device) const {
   std::string path(t_.str(t_.device(device).name));
@@ -141,8 +161,8 @@ std::string Writer::link_props(const Link& link) const {
   const LinkType& type = t_.link_type(link);
   std::string out = "type: " + type.name;
   if (link.count != 1) out += fmt::format(", count: {}", link.count);
-  if (static_cast<float>(type.bandwidth) != link.bandwidth) out += ", bandwidth: " + number(link.bandwidth);
-  if (static_cast<float>(type.latency_us) != link.latency_us) out += ", latency: " + number(link.latency_us);
+  if (static_cast<float>(type.bandwidth) != link.bandwidth) out += ", bandwidth: " + number(static_cast<double>(link.bandwidth));
+  if (static_cast<float>(type.latency_us) != link.latency_us) out += ", latency: " + number(static_cast<double>(link.latency_us));
   return out;
 }
 
@@ -174,8 +194,8 @@ std::string Writer::devices_text(DomainId d) const {
     std::string line = fmt::format("      - {{name: {}, kind: {}", quote(compress_hostlist(names)),
                                    kind_name(first.kind) == "network_switch" ? "switch" : kind_name(first.kind));
     if (first.model) line += ", model: " + quote(t_.str(first.model));
-    if (first.memory_gib != 0) line += ", memory: " + number(first.memory_gib);
-    if (first.speed != 1.0f) line += ", speed: " + number(first.speed);
+    if (first.memory_gib != 0) line += ", memory: " + number(static_cast<double>(first.memory_gib));
+    if (first.speed != 1.0f) line += ", speed: " + number(static_cast<double>(first.speed));
     if (first.state != DeviceState::up) line += fmt::format(", state: {}", state_name(first.state));
     if (first.labels) line += ", labels: " + labels_text(t_.labels(first.labels), false);
     out += line + "}\n";
@@ -353,10 +373,10 @@ std::string Writer::children_text(DomainId d) const {
       restarts = restarts || by_i.find(start) != std::string::npos;
     const std::string& name_template = restarts || by_g.empty() ? by_i : by_g;
     if (!name_template.empty() && j - i > 1)
-      out += fmt::format("      - {{block: {}, count: {}, name: {}}}\n", blocks_[block_[c]].name, j - i,
+      out += fmt::format("      - {{block: {}, count: {}, name: {}}}\n", placeholder(block_[c]), j - i,
                          quote(name_template));
     else
-      out += fmt::format("      - {{block: {}, names: {}}}\n", blocks_[block_[c]].name,
+      out += fmt::format("      - {{block: {}, names: {}}}\n", placeholder(block_[c]),
                          quote(compress_hostlist(names)));
     i = j;
   }
@@ -409,35 +429,56 @@ std::size_t Writer::block_of(DomainId d) {
   if (std::string children = children_text(d); !children.empty()) body += "    children:\n" + children;
   if (std::string links = links_text(d); !links.empty()) body += "    links:\n" + links;
   auto [it, fresh] = by_shape_.try_emplace(body, blocks_.size());
-  if (fresh) {
-    const std::string& level = t_.levels()[dom.level].name;
-    int k = per_level_[dom.level]++;
-    blocks_.push_back({k == 0 ? level : fmt::format("{}-{}", level, k + 1), dom.level, std::move(body)});
-  }
+  if (fresh) blocks_.push_back({"", dom.level, std::move(body), d});
+  blocks_[it->second].first = d;  // ids are walked backwards: the last seen is the first
   return it->second;
 }
 
 std::string Writer::write(const TopologyWriteOptions& options) {
   assign_links();
   block_.assign(t_.domain_count(), 0);
-  per_level_.assign(t_.levels().size(), 0);
   // Children have larger ids than their parents, so walking ids backwards
   // sees every child before its parent.
   for (DomainId d = static_cast<DomainId>(t_.domain_count()); d-- > 0;) block_[d] = block_of(d);
+  // Names per level in the order the topology uses the blocks (rack, rack-2, ...).
+  std::vector<std::size_t> by_use(blocks_.size());
+  for (std::size_t i = 0; i < by_use.size(); ++i) by_use[i] = i;
+  std::sort(by_use.begin(), by_use.end(), [&](std::size_t a, std::size_t b) { return blocks_[a].first < blocks_[b].first; });
+  std::vector<int> per_level(t_.levels().size(), 0);
+  for (std::size_t i : by_use) {
+    const std::string& level = t_.levels()[blocks_[i].level].name;
+    int k = per_level[blocks_[i].level]++;
+    blocks_[i].name = k == 0 ? level : fmt::format("{}-{}", level, k + 1);
+  }
 
   std::string out;
-  for (const std::string& c : options.comments) out += c.empty() ? "#\n" : "# " + c + "\n";
+  // A comment stays a comment whatever it quotes (a file name may hold a
+  // line break): each of its lines gets its own '#', other control
+  // characters are written as escapes.
+  for (const std::string& c : options.comments) {
+    out += "#";
+    if (!c.empty()) out += ' ';
+    for (char ch : c) {
+      auto u = static_cast<unsigned char>(ch);
+      if (ch == '\n')
+        out += "\n# ";
+      else if (u < 0x20 || u == 0x7f)
+        out += fmt::format("\\x{:02x}", u);
+      else
+        out += ch;
+    }
+    out += "\n";
+  }
   out += "name: " + quote(t_.name()) + "\n";
   if (!t_.description().empty()) out += "description: " + quote(t_.description()) + "\n";
   out += "levels: [";
   for (std::size_t i = 0; i < t_.levels().size(); ++i) out += (i ? ", " : "") + t_.levels()[i].name;
   out += "]\n\nblocks:\n";
   // Finest level first, as a reader builds a picture: nodes, then what holds them.
-  std::vector<std::size_t> order(blocks_.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<std::size_t> order = by_use;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return blocks_[a].level > blocks_[b].level; });
-  for (std::size_t i : order) out += fmt::format("  {}:\n{}\n", blocks_[i].name, blocks_[i].text);
+  for (std::size_t i : order) out += fmt::format("  {}:\n{}\n", blocks_[i].name, named(blocks_[i].text));
   out += "root: " + blocks_[block_[t_.root()]].name + "\n";
   return out;
 }

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "topoplan/io/file_kind.hpp"
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/io/name_template.hpp"
 #include "topoplan/model/topology_builder.hpp"
@@ -119,18 +121,6 @@ bool is_identifier(std::string_view s) {
 
 // Names of topologies, blocks, domains and devices: printable, no spaces, no
 // path separator, no glob or list syntax, at most 253 characters (a DNS name).
-std::string name_problem(std::string_view s) {
-  if (s.empty()) return "is empty";
-  if (s.size() > 253) return "is longer than 253 characters";
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u == 0x7f) return "contains a space or control character";
-    if (c == '/' || c == '*' || c == '?' || c == '[' || c == ']' || c == ',' || c == '{' || c == '}' ||
-        c == '"' || c == '\'' || c == '\\' || c == ':' || c == '=')
-      return fmt::format("contains '{}'", c);
-  }
-  return {};
-}
 
 class SpecReader {
  public:
@@ -649,7 +639,7 @@ void apply_settings(Spec& spec, const ParameterSettings& settings) {
   for (const TopologyParameter& p : spec.parameters) names.push_back(p.name);
   for (const auto& [key, value] : settings.values) {
     auto it = std::find_if(spec.parameters.begin(), spec.parameters.end(),
-                           [&](const TopologyParameter& p) { return p.name == key; });
+                           [&k = key](const TopologyParameter& p) { return p.name == k; });
     if (it == spec.parameters.end()) {
       std::string hint = did_you_mean(key, names);
       sink.error(where, names.empty()
@@ -678,8 +668,8 @@ void apply_settings(Spec& spec, const ParameterSettings& settings) {
 
 class Instantiator {
  public:
-  Instantiator(const Spec& spec, const std::string& file, TopologyBuilder& builder)
-      : spec_(spec), file_(file), b_(builder), level_counter_(spec.levels.size(), 0) {
+  Instantiator(const Spec& spec, TopologyBuilder& builder)
+      : spec_(spec), b_(builder), level_counter_(spec.levels.size(), 0) {
     for (const TopologyParameter& p : spec.parameters) scope_.set(p.name, p.value);
     scope_.set(spec.levels.front(), spec.name);
     devices_of_.emplace_back();
@@ -715,6 +705,8 @@ class Instantiator {
   long long expand_int(const Text& t, long long min, long long max, std::string_view what) {
     std::string s = expand(t);
     auto value = yaml::parse_integer(s);
+    if (!value && !s.empty() && s.find_first_not_of("0123456789", s[0] == '-' || s[0] == '+' ? 1 : 0) == std::string::npos)
+      fail(t.where, fmt::format("{} is {}; it must be between {} and {}", what, s, min, max));  // too large for 64 bits
     if (!value) fail(t.where, fmt::format("{} '{}' is not a whole number", what, s));
     if (*value < min || *value > max)
       fail(t.where, fmt::format("{} is {}; it must be between {} and {}", what, *value, min, max));
@@ -1046,11 +1038,12 @@ class Instantiator {
   }
 
   const Spec& spec_;
-  const std::string& file_;
   TopologyBuilder& b_;
   TemplateScope scope_;
   std::vector<long long> level_counter_;
   std::vector<std::vector<DeviceId>> devices_of_;
+  std::string path_hint(const std::string& domain_part, const NamePattern& dp) const;
+
   std::vector<std::string> paths_;
   std::unordered_map<std::string, std::vector<std::string>> name_cache_;
   std::unordered_map<std::string, std::vector<NamePattern>> pattern_cache_;
@@ -1062,6 +1055,21 @@ class Instantiator {
   std::unordered_set<const Text*> matched_;
   std::unordered_set<const Block*> instantiated_;
 };
+
+// For a domain pattern that matched nothing: the paths it matches the end
+// of (`r0003` where `su000/r0003` is meant), as a hint.
+std::string Instantiator::path_hint(const std::string& domain_part, const NamePattern& dp) const {
+  if (domain_part.empty()) return "";
+  std::set<std::string> prefixes;
+  for (DomainId d = 0; d < b_.domain_count(); ++d) {
+    const std::string& path = paths_[d];
+    for (std::size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1))
+      if (dp.matches(std::string_view(path).substr(slash + 1))) prefixes.insert(path.substr(0, slash));
+  }
+  if (prefixes.empty()) return "";
+  std::string prefix = prefixes.size() == 1 ? *prefixes.begin() : "*";
+  return fmt::format("; domains are named by their path below the root: did you mean '{}/{}'?", prefix, domain_part);
+}
 
 void Instantiator::apply_overrides() {
   if (spec_.overrides.empty()) return;
@@ -1113,7 +1121,7 @@ void Instantiator::apply_overrides() {
       }
     }
     if (targets.empty() && domains.empty())
-      fail(o.pattern.where, fmt::format("override '{}' matches nothing", pattern));
+      fail(o.pattern.where, fmt::format("override '{}' matches nothing{}", pattern, path_hint(domain_part, dp)));
     // A node's own state (what a scheduler sees of a node without
     // accelerators) follows the state set on it or on a domain above it.
     if (o.state)
@@ -1145,8 +1153,34 @@ void Instantiator::apply_overrides() {
 
 }  // namespace
 
+namespace {
+
+// A document that is no topology at all (empty, a single value, a list, a
+// mapping without any of a topology's keys) gets one error saying what it
+// seems to be, rather than one per key.
+void check_is_topology(const yaml::Node& root, std::string_view text, const std::string& file) {
+  if (root.IsMap())
+    for (const auto& entry : root)
+      if (!entry.first.IsScalar() ||
+          !did_you_mean(entry.first.Scalar(), {"name", "levels", "blocks", "root", "parameters"}).empty() ||
+          entry.first.Scalar() == "name")
+        return;
+  std::string hint = file_kind_hint(text, FileKind::topology);
+  if (root.IsNull())
+    throw InputError({file, 1, 1}, hint.empty() ? "the file is empty; a topology file is a mapping with 'name', "
+                                                  "'levels' and 'blocks' (topoplan-topology(5))"
+                                                : "not a topology: " + hint);
+  throw InputError(yaml::where(file, root).line > 0 ? yaml::where(file, root) : SourceLocation{file, 1, 1},
+                   hint.empty() ? "not a topology: a topology file is a mapping with 'name', 'levels' and 'blocks' "
+                                  "(topoplan-topology(5))"
+                                : "not a topology: " + hint);
+}
+
+}  // namespace
+
 Topology parse_topology_yaml(std::string_view text, const std::string& file, const ParameterSettings& settings) {
-  yaml::Node root = yaml::parse(text, file);
+  yaml::Node root = yaml::parse(text, file, FileKind::topology);
+  check_is_topology(root, text, file);
   DiagnosticSink sink;
   std::vector<SourceLocation> origins;
   SpecReader reader(file, sink, &origins);
@@ -1158,12 +1192,13 @@ Topology parse_topology_yaml(std::string_view text, const std::string& file, con
   builder.set_description(spec.description);
   builder.set_parameters(spec.parameters);
   for (SourceLocation& where : origins) builder.add_origin(std::move(where));
-  Instantiator(spec, file, builder).run();
+  Instantiator(spec, builder).run();
   return builder.finish(sink);
 }
 
 TopologyInfo describe_topology_yaml(std::string_view text, const std::string& file) {
-  yaml::Node root = yaml::parse(text, file);
+  yaml::Node root = yaml::parse(text, file, FileKind::topology);
+  check_is_topology(root, text, file);
   DiagnosticSink sink;
   SpecReader reader(file, sink, nullptr);
   Spec spec = reader.read(root, true);

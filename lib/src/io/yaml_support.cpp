@@ -1,11 +1,16 @@
 #include "yaml_support.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
+
+#include "topoplan/support/utf8.hpp"
 
 namespace topoplan::yaml {
 
@@ -16,25 +21,61 @@ SourceLocation where(const std::string& file, const Node& node) {
 
 namespace {
 
-InputError syntax_error(const Document::ParseError& e, const std::string& file) {
+InputError syntax_error(const Document::ParseError& e, std::string_view text, const std::string& file,
+                        FileKind expected) {
   std::string message = e.message.empty() ? std::string("invalid YAML") : e.message;
+  // A tab where indentation belongs is the usual cause of a puzzling error.
+  if (e.mark.line >= 0) {
+    std::size_t start = 0;
+    for (int l = 0; l < e.mark.line && start != std::string_view::npos; ++l) {
+      start = text.find('\n', start);
+      if (start != std::string_view::npos) ++start;
+    }
+    if (start != std::string_view::npos) {
+      std::string_view line = text.substr(start, text.find('\n', start) - start);
+      std::string_view indent = line.substr(0, line.find_first_not_of(" \t"));
+      if (indent.find('\t') != std::string_view::npos) message += " (YAML is indented with spaces, not tabs)";
+    }
+  }
+  if (expected != FileKind::unknown)
+    if (std::string hint = file_kind_hint(text, expected); !hint.empty()) message += "; " + hint;
   if (e.mark.line < 0) return InputError({file, 0, 0}, fmt::format("invalid YAML: {}", message));
   return InputError({file, e.mark.line + 1, e.mark.column + 1}, fmt::format("invalid YAML: {}", message));
 }
 
+// YAML is Unicode. Invalid bytes (a Latin-1 file, binary data) are refused
+// where they are, with a hint at what the file is (libyaml's own message is
+// terse), so that every name read is UTF-8 and every writer can write it.
+void check_utf8(std::string_view text, const std::string& file, FileKind expected) {
+  // libyaml reads UTF-16 and UTF-32 with a byte order mark itself.
+  if (text.substr(0, 2) == "\xFF\xFE" || text.substr(0, 2) == "\xFE\xFF" || text.substr(0, 4) == std::string_view("\0\0\xFE\xFF", 4))
+    return;
+  std::size_t bad = first_invalid_utf8(text);
+  if (bad == std::string_view::npos) return;
+  std::string_view before = text.substr(0, bad);
+  int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+  std::size_t line_start = before.rfind('\n');
+  int column = static_cast<int>(bad - (line_start == std::string_view::npos ? 0 : line_start + 1)) + 1;
+  std::string hint = expected == FileKind::unknown ? "" : file_kind_hint(text, expected);
+  if (hint.empty()) hint = "is the file Latin-1?";
+  throw InputError({file, line, column}, fmt::format("byte 0x{:02x} is not UTF-8; {}",
+                                                     static_cast<unsigned>(static_cast<unsigned char>(text[bad])), hint));
+}
+
 }  // namespace
 
-Node parse(std::string_view text, const std::string& file) {
-  std::vector<Node> documents = parse_all(text, file);
+Node parse(std::string_view text, const std::string& file, FileKind expected) {
+  std::vector<Node> documents = parse_all(text, file, expected);
   if (documents.empty()) documents = parse_all("~", file);
   return documents.front();
 }
 
-std::vector<Node> parse_all(std::string_view text, const std::string& file) {
+std::vector<Node> parse_all(std::string_view text, const std::string& file, FileKind expected) {
+  check_utf8(text, file, expected);
   try {
     return Document::parse(text);
   } catch (const Document::ParseError& e) {
-    throw syntax_error(e, file);
+    throw syntax_error(e, text, file, expected);
   }
 }
 
@@ -81,12 +122,19 @@ void MapReader::allow(std::initializer_list<std::string_view> known) {
 void MapReader::allow(const std::vector<std::string_view>& known) {
   if (!ok_) return;
   std::vector<std::string> names(known.begin(), known.end());
+  std::vector<std::string_view> seen;
   for (const auto& entry : node_) {
     const Node& key = entry.first;
     if (!key.IsScalar()) {
       sink_.error(yaml::where(file_, key), fmt::format("keys of {} must be plain names", what_));
       continue;
     }
+    // YAML requires unique keys; yaml-cpp keeps both and reads the first.
+    if (std::find(seen.begin(), seen.end(), key.Scalar()) != seen.end()) {
+      sink_.error(yaml::where(file_, key), fmt::format("key '{}' is given twice in {}", key.Scalar(), what_));
+      continue;
+    }
+    seen.push_back(key.Scalar());
     bool found = false;
     for (std::string_view k : known) found = found || key.Scalar() == k;
     if (found) continue;

@@ -11,6 +11,7 @@
 
 #include "yaml_tree.hpp"
 
+#include "topoplan/io/file_kind.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan::yaml {
@@ -18,12 +19,14 @@ namespace topoplan::yaml {
 /// Where `node` starts in `file` (1-based); line 0 when it has no position.
 SourceLocation where(const std::string& file, const Node& node);
 
-/// Parses a whole document; syntax errors become InputError with position.
-/// Hostile inputs (very deep nesting, alias bombs) are refused. An empty
+/// Parses a whole document; syntax errors become InputError with position
+/// and, when the text seems to be another kind of file than `expected`, a
+/// hint saying what it is (file_kind_hint). Bytes that are not UTF-8 and
+/// hostile inputs (very deep nesting, alias bombs) are refused. An empty
 /// document is a null node.
-Node parse(std::string_view text, const std::string& file);
+Node parse(std::string_view text, const std::string& file, FileKind expected = FileKind::unknown);
 /// Parses a stream of `---`-separated documents.
-std::vector<Node> parse_all(std::string_view text, const std::string& file);
+std::vector<Node> parse_all(std::string_view text, const std::string& file, FileKind expected = FileKind::unknown);
 
 /// Reads one YAML mapping with diagnostics: unknown keys are reported (with a
 /// suggestion for a close known key), and typed getters report wrong types.

@@ -2,11 +2,14 @@
 // the native reader, the Kubernetes reader or the sbatch reader.
 #include "topoplan/manifests/job_manifest.hpp"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "../io/yaml_support.hpp"
 #include "level_map.hpp"
 #include "manifest_readers.hpp"
+#include "topoplan/placement/job_levels.hpp"
 #include "topoplan/placement/jobs_yaml.hpp"
 
 namespace topoplan {
@@ -65,7 +68,7 @@ ManifestJobs read_job_manifests(const std::vector<ManifestInput>& inputs, const 
     formats[i] = detect_manifest_format(inputs[i].text);
     if (formats[i] != ManifestFormat::kubernetes) continue;
     try {
-      documents[i] = yaml::parse_all(inputs[i].text, inputs[i].file);
+      documents[i] = yaml::parse_all(inputs[i].text, inputs[i].file, FileKind::k8s_workload);
       collect_priority_classes(documents[i], inputs[i].file, classes, sink);
       collect_kueue_config(documents[i], inputs[i].file, kueue, sink);
     } catch (const InputError& e) {
@@ -95,6 +98,14 @@ ManifestJobs read_job_manifests(const std::vector<ManifestInput>& inputs, const 
       for (const Diagnostic& d : e.diagnostics()) sink.error(d.where, d.message);
     }
   }
+  for (const Job& job : out.jobs) check_job_levels(topology, job, sink);
+  // Plans, `cost --job` and `compare` name jobs: a name is unique across all
+  // inputs, as it is within one manifest.
+  std::map<std::string_view, const Job*> first;
+  for (const Job& job : out.jobs)
+    if (auto [it, fresh] = first.emplace(job.name, &job); !fresh)
+      sink.error(job.where, fmt::format("job name '{}' is used twice; the first is at {}", job.name,
+                                        it->second->where.str()));
   sink.throw_if_any();
   return out;
 }

@@ -716,7 +716,11 @@ void collect_priority_classes(const std::vector<yaml::Node>& documents, const st
     auto kind = r.string(child(doc, "kind"), "kind");
     if (!kind || (*kind != "PriorityClass" && *kind != "WorkloadPriorityClass")) continue;
     auto name = r.string(path(doc, {"metadata", "name"}), "metadata.name");
-    auto value = r.integer(child(doc, "value"), "value", -2'147'483'648LL, 1'000'000'000LL);
+    // An int32 (scheduling.k8s.io/v1 PriorityClass.value). User classes stop
+    // at 10^9, but the built-in system-cluster-critical (2000000000) and
+    // system-node-critical (2000001000) are above, and class lists exported
+    // from a cluster hold them.
+    auto value = r.integer(child(doc, "value"), "value", -2'147'483'648LL, 2'147'483'647LL);
     if (!name || !value) {
       if (!value && !child(doc, "value").IsDefined()) sink.error(r.where(doc), fmt::format("a {} needs a value", *kind));
       continue;

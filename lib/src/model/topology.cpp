@@ -127,7 +127,7 @@ std::string Topology::device_name(DeviceId device) const {
   return prefix;
 }
 
-TopologyIndex::TopologyIndex(const Topology& topology) : topology_(topology) {
+TopologyIndex::TopologyIndex(const Topology& topology) {
   devices_.reserve(topology.device_count());
   for (DeviceId id = 0; id < topology.device_count(); ++id)
     devices_.emplace_back(topology.device_name(id), id);

@@ -8,6 +8,19 @@
 
 namespace topoplan {
 
+std::string name_problem(std::string_view s) {
+  if (s.empty()) return "is empty";
+  if (s.size() > 253) return "is longer than 253 characters";
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u == 0x7f) return "contains a space or control character";
+    if (c == '/' || c == '*' || c == '?' || c == '[' || c == ']' || c == ',' || c == '{' || c == '}' ||
+        c == '"' || c == '\'' || c == '\\' || c == ':' || c == '=')
+      return fmt::format("contains '{}'", c);
+  }
+  return {};
+}
+
 TopologyBuilder::TopologyBuilder(std::string name, std::vector<std::string> levels)
     : name_(std::move(name)), levels_(std::move(levels)) {
   strings_.emplace_back();
@@ -106,7 +119,7 @@ void TopologyBuilder::set_device_memory(DeviceId device, float memory_gib) {
 void TopologyBuilder::add_device_labels(DeviceId device, const Labels& labels) {
   Labels merged = labels_[devices_[device].labels];
   for (const auto& [key, value] : labels) {
-    auto it = std::find_if(merged.begin(), merged.end(), [&](const auto& kv) { return kv.first == key; });
+    auto it = std::find_if(merged.begin(), merged.end(), [&k = key](const auto& kv) { return kv.first == k; });
     if (it != merged.end())
       it->second = value;
     else
@@ -216,6 +229,24 @@ Topology TopologyBuilder::finish(DiagnosticSink& sink) {
                                                 strings_[dev.name], dev.speed));
     if (dev.memory_gib < 0 || !std::isfinite(dev.memory_gib))
       sink.error(where(dev.origin), fmt::format("device '{}' has negative memory", strings_[dev.name]));
+  }
+  // Names every writer can write (an importer may meet anything); each
+  // distinct string is checked once.
+  {
+    std::vector<std::int8_t> checked(strings_.size(), 0);  // 0 unknown, 1 fine, -1 reported
+    auto check = [&](StringId id, std::uint32_t origin, std::string_view what) {
+      if (checked[id] != 0) return;
+      std::string problem = name_problem(strings_[id]);
+      checked[id] = problem.empty() ? 1 : -1;
+      if (!problem.empty()) sink.error(where(origin), fmt::format("{} '{}' {}", what, strings_[id], problem));
+    };
+    if (std::string problem = name_problem(name_); !problem.empty())
+      sink.error({}, fmt::format("topology name '{}' {}", name_, problem));
+    for (DomainId d = 1; d < domains_.size(); ++d) {
+      check(domains_[d].name, domains_[d].origin, "domain name");
+      if (domains_[d].hostname != 0) check(domains_[d].hostname, domains_[d].origin, "hostname");
+    }
+    for (const Device& dev : devices_) check(dev.name, dev.origin, "device name");
   }
   for (const Link& link : links_) {
     if (link.a == link.b)

@@ -31,12 +31,17 @@ TopologySummary summarize(const Topology& topology) {
     auto key = std::make_tuple(static_cast<int>(d.kind), std::string(topology.str(d.model)));
     auto [it, added] = models.try_emplace(key);
     ModelCount& m = it->second;
+    std::string logical;
+    for (const auto& [label, value] : topology.labels(d.labels))
+      if (label == kLogicalLabel) logical = value;
     if (added) {
       m.kind = std::string(kind_name(d.kind));
       m.model = std::get<1>(key);
-      m.memory_gib = d.memory_gib;
-    } else if (m.memory_gib != static_cast<double>(d.memory_gib)) {
-      m.memory_gib = 0;
+      m.memory_gib = static_cast<double>(d.memory_gib);
+      m.logical = logical;
+    } else {
+      if (m.memory_gib != static_cast<double>(d.memory_gib)) m.memory_gib = 0;
+      if (m.logical != logical) m.logical.clear();
     }
     ++m.count;
   }
@@ -90,7 +95,7 @@ TopologySummary summarize(const Topology& topology) {
     if (added) {
       lt.type = t.name;
       lt.family = std::string(family_name(t.family));
-      lt.bandwidth = link.bandwidth;
+      lt.bandwidth = static_cast<double>(link.bandwidth);
     }
     lt.links += link.count;
     lt.aggregate += link.total_bandwidth();
@@ -143,8 +148,9 @@ void write_summary_text(std::ostream& out, const TopologySummary& s) {
   if (!s.models.empty()) {
     fmt::print(out, "\nmodels\n");
     for (const ModelCount& m : s.models)
-      fmt::print(out, "  {:<12} {:<20} {:>9}{}\n", m.kind, m.model.empty() ? "-" : m.model, m.count,
-                 m.memory_gib > 0 ? fmt::format("  {} GiB each", format_number(m.memory_gib, 1)) : "");
+      fmt::print(out, "  {:<12} {:<20} {:>9}{}{}\n", m.kind, m.model.empty() ? "-" : m.model, m.count,
+                 m.memory_gib > 0 ? fmt::format("  {} GiB each", format_number(m.memory_gib, 1)) : "",
+                 m.logical.empty() ? "" : "  logical: " + m.logical);
   }
   fmt::print(out, "\naccelerators: {} ({} up, {} drain, {} down)\n", s.accelerators, s.accelerators_up,
              s.accelerators_drain, s.accelerators_down);
@@ -206,7 +212,9 @@ void write_summary_json(std::ostream& out, const TopologySummary& s) {
   j.key("models").begin_array();
   for (const ModelCount& m : s.models) {
     j.begin_object().field("kind", m.kind).field("model", m.model).field("count", m.count);
-    j.field("memory_gib", m.memory_gib, 1).end_object();
+    j.field("memory_gib", m.memory_gib, 1);
+    if (!m.logical.empty()) j.field("logical", m.logical);
+    j.end_object();
   }
   j.end_array();
   j.key("scale_up").begin_object();

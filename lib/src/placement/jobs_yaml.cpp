@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <set>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "job_reader.hpp"
+#include "topoplan/io/file_kind.hpp"
 
 namespace topoplan {
 
@@ -211,6 +212,8 @@ std::optional<Job> JobReader::read(const yaml::Node& node, const std::vector<std
   job.required = m.string("required");
   job.preferred = m.string("preferred");
   job.spread = m.string("spread");
+  job.level_where = {m.where("required"), m.where("preferred"), m.where("spread"), m.where("replicas_within"),
+                     m.where("exclusive_level")};
   if (job.spread && job.replicas < 2 && job.kind == JobKind::training)
     sink_.error(m.where("spread"), "'spread' places replicas apart; this job has one replica");
   job.replicas_within = m.string("replicas_within");
@@ -231,27 +234,61 @@ std::optional<Job> JobReader::read(const yaml::Node& node, const std::vector<std
   return job;
 }
 
+namespace {
+
+// A document without 'jobs' (and without a key close to it) is another kind
+// of file: say so once, and what it seems to be, instead of listing every key
+// as unknown.
+void check_is_manifest(const yaml::Node& root, std::string_view text, const std::string& file) {
+  std::vector<std::string> keys;
+  if (root.IsSequence()) return;  // a bare list of jobs
+  if (root.IsMap())
+    for (const auto& entry : root) {
+      if (!entry.first.IsScalar()) return;
+      if (entry.first.Scalar() == "jobs" || !did_you_mean(entry.first.Scalar(), {"jobs"}).empty()) return;
+      keys.push_back(entry.first.Scalar());
+    }
+  if (keys.size() > 5) {
+    keys.resize(5);
+    keys.back() = "...";
+  }
+  std::string hint = file_kind_hint(text, FileKind::jobs);
+  if (hint.empty())
+    hint = "JOBS are topoplan's manifests (topoplan-jobs(5)), Kubernetes workloads (apiVersion, kind) or sbatch "
+           "scripts";
+  SourceLocation at = yaml::where(file, root);
+  if (at.line <= 0) at = {file, 1, 1};
+  if (root.IsNull()) throw InputError({file, 1, 1}, "no jobs: the file is empty; a job manifest is a 'jobs:' list");
+  if (root.IsScalar()) throw InputError(at, "not a job manifest: a single value where a 'jobs:' list belongs; " + hint);
+  throw InputError(at, fmt::format("not a job manifest: no 'jobs:' list (the keys are {}); {}", fmt::join(keys, ", "),
+                                   hint));
+}
+
+}  // namespace
+
 std::vector<Job> parse_jobs_yaml(std::string_view text, const std::string& file) {
-  yaml::Node root = yaml::parse(text, file);
+  yaml::Node root = yaml::parse(text, file, FileKind::jobs);
+  check_is_manifest(root, text, file);
   DiagnosticSink sink;
   std::vector<Job> jobs;
   yaml::Node list = root;
   if (root.IsMap()) {
     yaml::MapReader m(root, file, sink, "a job manifest");
     m.allow({"jobs"});
-    list = m.get("jobs");
+    list.reset(m.get("jobs"));  // operator= would write into the document
     if (!list.IsDefined()) sink.error(m.where(), "a job manifest needs 'jobs:', a list of jobs");
   }
   if (list.IsDefined() && !list.IsSequence()) {
     sink.error(yaml::where(file, list), "'jobs' must be a list of jobs");
   } else if (list.IsDefined()) {
     JobReader reader(file, sink);
-    std::set<std::string> names;
+    std::map<std::string, SourceLocation> names;
     for (const yaml::Node& item : list) {
       auto job = reader.read(item);
       if (!job) continue;
-      if (!names.insert(job->name).second) {
-        sink.error(job->where, fmt::format("job name '{}' is used twice", job->name));
+      if (auto [it, fresh] = names.emplace(job->name, job->where); !fresh) {
+        sink.error(job->where, fmt::format("job name '{}' is used twice; the first is at {}", job->name,
+                                           it->second.str()));
         continue;
       }
       jobs.push_back(std::move(*job));

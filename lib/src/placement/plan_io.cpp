@@ -11,6 +11,8 @@
 #include "job_reader.hpp"
 #include "topoplan/cost/cost_report.hpp"
 #include "topoplan/io/hostlist.hpp"
+#include "topoplan/io/topology_yaml.hpp"
+#include "topoplan/placement/job_levels.hpp"
 #include "topoplan/support/json_writer.hpp"
 
 namespace topoplan {
@@ -30,6 +32,7 @@ std::string span_text(const Topology& t, const Span& span) {
 
 std::string seconds_text(double s) {
   if (s < 0) return "-";
+  if (s == 0) return "none";  // nothing to communicate (one rank, or inference without parallelism)
   if (s >= 1) return fmt::format("{:.3f} s", s);
   if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
   return fmt::format("{:.1f} us", s * 1e6);
@@ -299,6 +302,11 @@ class YamlMap {
     return *this;
   }
 
+  /// A number already formatted, written unquoted.
+  struct Number {
+    std::string text;
+  };
+  static std::string scalar(const Number& v) { return v.text; }
   static std::string scalar(bool v) { return v ? "true" : "false"; }
   static std::string scalar(const std::string& v) { return quote(v); }
   static std::string scalar(const char* v) { return quote(v); }
@@ -408,7 +416,8 @@ void write_plan_yaml(std::ostream& out, const Topology& t, const Plan& plan) {
           fmt::print(out, "      {}: {{{}}}\n", YamlMap::quote(set), fmt::join(counts, ", "));
         }
       }
-      if (p.shared_step_seconds >= 0) map.field("step_seconds", format_number(p.shared_step_seconds, 9));
+      if (p.shared_step_seconds >= 0)
+        map.field("step_seconds", YamlMap::Number{format_number(p.shared_step_seconds, 9)});
     } else {
       map.field("reason", p.reason);
       if (!p.suggestion.empty()) map.field("suggestion", p.suggestion);
@@ -446,46 +455,76 @@ class PlanReader {
   DiagnosticSink& sink_;
   const Topology& t_;
   TopologyIndex index_;
+  std::set<DeviceId> listed_;  // the accelerators of the entry being read, for repeats
 };
 
 std::vector<DeviceId> PlanReader::devices(const yaml::Node& node, bool nodes_only) {
-  std::vector<std::pair<std::string, SourceLocation>> names;
+  // Each name with the list item it came from (its text and position).
+  struct Name {
+    std::string name;
+    std::size_t item;
+  };
+  std::vector<Name> names;
+  std::vector<std::pair<std::string, SourceLocation>> items;
   auto add_list = [&](const yaml::Node& item) {
     auto text = yaml::scalar(item, file_, sink_, "a device list");
     if (!text) return;
-    HostlistExpansion e = expand_hostlist(*text, 10'000'000);
+    HostlistExpansion e = expand_hostlist(*text, TopologyLimits::max_devices);  // no topology has more
     if (!e.ok()) {
       sink_.error(yaml::where(file_, item), fmt::format("in '{}': {}", *text, e.error));
       return;
     }
-    for (std::string& n : e.names) names.emplace_back(std::move(n), yaml::where(file_, item));
+    items.emplace_back(*text, yaml::where(file_, item));
+    for (std::string& n : e.names) names.push_back({std::move(n), items.size() - 1});
   };
   if (node.IsSequence())
     for (const yaml::Node& item : node) add_list(item);
   else
     add_list(node);
   std::vector<DeviceId> out;
-  std::size_t unknown = 0;
-  for (const auto& [name, where] : names) {
+  // Unknown names and repeats per item: the first is reported, with how
+  // many more. A rank list names each accelerator once: a repeat is reported
+  // here, where it was written, rather than by the pricing of the plan.
+  std::vector<std::pair<std::string, std::size_t>> unknown(items.size());
+  std::vector<std::pair<std::string, std::size_t>> repeated(items.size());
+  auto add = [&](DeviceId d, std::size_t item) {
+    if (!listed_.insert(d).second) {
+      if (repeated[item].second++ == 0) repeated[item].first = t_.device_name(d);
+      return;
+    }
+    out.push_back(d);
+  };
+  for (const auto& [name, item] : names) {
+    const SourceLocation& where = items[item].second;
     if (!nodes_only) {
       if (auto d = index_.find_device(name)) {
         if (!is_accelerator(t_.device(*d).kind))
           sink_.error(where, fmt::format("'{}' is a {}, not an accelerator", name, kind_name(t_.device(*d).kind)));
-        out.push_back(*d);
+        else
+          add(*d, item);
         continue;
       }
     }
     auto domain = index_.find_domain(name);
     if (domain && t_.domain(*domain).level == t_.host_level()) {
       const Domain& n = t_.domain(*domain);
-      for (std::uint32_t a = n.accel_begin; a < n.accel_end; ++a) out.push_back(t_.accelerators()[a]);
+      for (std::uint32_t a = n.accel_begin; a < n.accel_end; ++a) add(t_.accelerators()[a], item);
       continue;
     }
-    if (++unknown <= 5)
-      sink_.error(where, fmt::format("'{}' is not {} of topology '{}'", name,
-                                     nodes_only ? "a node" : "an accelerator or node", t_.name()));
+    if (unknown[item].second++ == 0) unknown[item].first = name;
   }
-  if (unknown > 5) sink_.error(yaml::where(file_, node), fmt::format("{} more unknown names", unknown - 5));
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (auto [first, count] = unknown[i]; count > 0) {
+      std::string more = count == 1 ? "" : fmt::format(" (and {} more of '{}')", count - 1, items[i].first);
+      sink_.error(items[i].second, fmt::format("'{}' is not {} of topology '{}'{}", first,
+                                               nodes_only ? "a node" : "an accelerator or node", t_.name(), more));
+    }
+    if (auto [first, count] = repeated[i]; count > 0) {
+      std::string more = count == 1 ? "" : fmt::format(" (and {} more)", count - 1);
+      sink_.error(items[i].second, fmt::format("'{}' in '{}' is listed twice in this entry's devices{}", first,
+                                               items[i].first, more));
+    }
+  }
   return out;
 }
 
@@ -514,9 +553,12 @@ void PlanReader::entry(const yaml::Node& node, Plan& plan) {
   if (!job || sink_.size() != before) return;
 
   JobPlacement p;
+  listed_.clear();
   bool placed = true;
   if (node["placed"].IsDefined()) {
     auto text = yaml::scalar(node["placed"], file_, sink_, "'placed'");
+    if (text && *text != "true" && *text != "false")
+      sink_.error(yaml::where(file_, node["placed"]), fmt::format("'placed' is true or false, not '{}'", *text));
     placed = text && *text == "true";
   }
   // topoplan's own plans list devices and, for reading, their hosts; the
@@ -540,6 +582,13 @@ void PlanReader::entry(const yaml::Node& node, Plan& plan) {
   } else if (hosts.IsDefined()) {
     p.replicas.push_back(devices(hosts, true));
   }
+  if (sink_.size() != before) return;
+  // (An entry that is not placed may list no devices, as topoplan's JSON does.)
+  for (const std::vector<DeviceId>& replica : p.replicas)
+    if (placed && replica.empty()) {
+      sink_.error(yaml::where(file_, node), fmt::format("plan entry '{}' lists no accelerator", job->name));
+      return;
+    }
   p.placed = placed && !p.replicas.empty();
   if (!p.placed) p.replicas.clear();
   // A const node's missing key is invalid: IsScalar() on it would throw.
@@ -595,10 +644,11 @@ bool is_plan_yaml(std::string_view text) {
 }
 
 Plan parse_plan_yaml(std::string_view text, const std::string& file, const Topology& topology) {
-  yaml::Node root = yaml::parse(text, file);
+  yaml::Node root = yaml::parse(text, file, FileKind::plan);
   DiagnosticSink sink;
   Plan plan;
   PlanReader(file, sink, topology).read(root, plan);
+  for (const Job& job : plan.jobs) check_job_levels(topology, job, sink);
   sink.throw_if_any();
   return plan;
 }

@@ -50,7 +50,7 @@ std::optional<std::vector<DomainId>> PlacementPolicy::within_domains(const Capac
   std::vector<DomainId> out;
   for (DomainId d = first; d < last; ++d)
     if (capacity[d - first] >= request.replicas) out.push_back(d);
-  std::stable_sort(out.begin(), out.end(), [&](DomainId a, DomainId b) {
+  std::stable_sort(out.begin(), out.end(), [&, first = first](DomainId a, DomainId b) {
     if (capacity[a - first] != capacity[b - first]) return capacity[a - first] < capacity[b - first];
     return view.count(a) < view.count(b);
   });

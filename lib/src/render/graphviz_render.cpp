@@ -8,9 +8,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
+#include <tuple>
 #include <memory>
-#include <stdexcept>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -18,6 +22,7 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include "topoplan/support/error.hpp"
 #include "topoplan/support/json_writer.hpp"
 
 namespace topoplan::detail {
@@ -128,16 +133,24 @@ class MessageCapture {
       if (end == std::string::npos) end = text_.size();
       std::string line = text_.substr(start, end - start);
       if (line.rfind("Warning: ", 0) == 0) line.erase(0, 9);
+      if (line.rfind("Error: ", 0) == 0) line.erase(0, 7);
+      // With no plugins at all, Graphviz lists nothing after "Use one of:".
+      constexpr std::string_view kUseOneOf = "Use one of:";
+      if (std::size_t at = line.find(kUseOneOf);
+          at != std::string::npos && line.find_first_not_of(' ', at + kUseOneOf.size()) == std::string::npos)
+        line = line.substr(0, at) + "(Graphviz finds no plugins: is it fully installed? 'dot -c' registers them)";
       if (!line.empty()) out.push_back(std::move(line));
       start = end + 1;
     }
     return out;
   }
 
+  // Graphviz failing (a broken installation without its plugins, a layout
+  // it cannot do) ends the command like bad input does: one error line and
+  // exit status 2, through InputError.
   [[noreturn]] void fail(const std::string& what) const {
     std::vector<std::string> details = lines();
-    throw std::runtime_error(
-        fmt::format("graphviz: {}{}{}", what, details.empty() ? "" : ": ", fmt::join(details, "; ")));
+    throw InputError({}, fmt::format("graphviz: {}{}{}", what, details.empty() ? "" : ": ", fmt::join(details, "; ")));
   }
 
  private:
@@ -153,17 +166,24 @@ struct Look {
   // layout; past this many edges they only pile up, and the numbers stay in
   // the tooltips.
   static constexpr std::size_t kMaxLabelledEdges = 500;
-  // Past this many edges, lines get thin and translucent, and crossing
-  // minimisation (which cannot untangle such graphs) is cut short.
+  // Past this many edges, lines get thin and translucent.
   static constexpr std::size_t kDenseEdges = 1000;
   // dot puts each tier in one row; a flat graph (no boxes) with a tier wider
   // than this, like 228 SUs under 8 spines, becomes a strip a hundred times
   // wider than high, so it is laid out by stress majorisation (neato).
   static constexpr std::size_t kMaxRowNodes = 64;
+  // With boxes, a tier wider than this (64 racks in 8 SUs) would make a
+  // strip too wide to read (6932 x 814 pixels): the tiers then run left to
+  // right, so the boxes stack and the drawing grows downwards, as a page.
+  static constexpr std::size_t kMaxTopDownRow = 24;
+  // A laid-out SVG or PNG longer than this many times its width (or the
+  // reverse) is tried the other way round (draw_with_graphviz).
+  static constexpr double kMaxElongation = 3.0;
 
   bool labelled = true;
   bool dense = false;
   bool flat_and_wide = false;
+  bool left_to_right = false;
 
   explicit Look(const TopologyGraph& graph) {
     labelled = graph.edges.size() <= kMaxLabelledEdges;
@@ -175,6 +195,12 @@ struct Look {
     }
     std::size_t widest = per_depth.empty() ? 0 : *std::max_element(per_depth.begin(), per_depth.end());
     flat_and_wide = graph.clusters.empty() && widest > kMaxRowNodes;
+    // A tier is a depth and a kind (a node's GPUs and NICs sit in two rows).
+    std::map<std::pair<LevelIndex, int>, std::size_t> per_tier;
+    std::size_t widest_tier = 0;
+    for (const GraphNode& node : graph.nodes)
+      widest_tier = std::max(widest_tier, ++per_tier[{node.depth, node.device == kNone ? -1 : static_cast<int>(node.kind)}]);
+    left_to_right = !flat_and_wide && widest_tier > kMaxTopDownRow;
   }
 
   std::string colour(LinkClass link_class) const;
@@ -209,13 +235,17 @@ std::string Look::pen_width(double bandwidth) const {
 
 std::string gbps(double bandwidth) { return format_number(bandwidth, 1) + " GB/s"; }
 
-// Graphviz label escapes: "\n" centres a line break.
+// A label as Graphviz reads it: a line break becomes "\n" (centred), and a
+// backslash is doubled, so that names and models holding one (`\N`, `\l`)
+// are printed as written instead of read as escapes.
 std::string label_text(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (char ch : text) {
     if (ch == '\n')
       out += "\\n";
+    else if (ch == '\\')
+      out += "\\\\";
     else
       out += ch;
   }
@@ -256,58 +286,70 @@ using GraphPtr = std::unique_ptr<Agraph_t, GraphCloser>;
 
 Agnode_t* make_node(Agraph_t* parent, const std::string& id) {
   Agnode_t* node = agnode(parent, cs(id), 1);
-  if (!node) throw std::runtime_error(fmt::format("graphviz: cannot create node '{}'", id));
+  if (!node) throw InputError({}, fmt::format("graphviz: cannot create node '{}'", id));
   return node;
 }
 
 Agedge_t* make_edge(Agraph_t* parent, Agnode_t* a, Agnode_t* b) {
   Agedge_t* edge = agedge(parent, a, b, nullptr, 1);
-  if (!edge) throw std::runtime_error("graphviz: cannot create an edge");
+  if (!edge) throw InputError({}, "graphviz: cannot create an edge");
   return edge;
 }
 
-// A box with a note and sample edges: one per fabric tier present, and the
-// thinnest and thickest line drawn.
-void add_legend(Agraph_t* g, const TopologyGraph& graph, const Look& look) {
-  Agraph_t* legend = agsubg(g, cs("cluster:legend"), 1);
-  set(legend, "label", "legend");
-  set(legend, "style", "rounded");
-  set(legend, "fontsize", "11");
-  set(legend, "labeljust", "l");
-
-  Agnode_t* note = make_node(legend, "legend:note");
-  set(note, "shape", "plaintext");
-  set(note, "style", "");
-  set(note, "fontsize", "9");
-  std::string note_text = look.labelled ? std::string("edge label: GB/s per direction of all links,\\lthen links x type\\l")
-                                        : fmt::format("{} edges: labels only in tooltips\\l(GB/s per direction, "
-                                                      "links x type)\\l",
-                                                      graph.edges.size());
-  note_text += "colour: fabric tier\\lwidth: grows with log GB/s\\l";
-  set(note, "label", graph.edges.empty() ? std::string("no links between these nodes\\l") : note_text);
-
-  // One row per sample: a horizontal edge between two points, stacked under
-  // the note by invisible edges.
-  Agnode_t* above = note;
-  auto sample = [&](const std::string& key, const std::string& colour, double bandwidth, const std::string& text) {
-    Agraph_t* row = agsubg(legend, cs("legend:" + key), 1);
-    set(row, "rank", "same");
-    Agnode_t* a = make_node(row, "legend:" + key + ":a");
-    Agnode_t* b = make_node(row, "legend:" + key + ":b");
-    for (Agnode_t* end : {a, b}) {
-      set(end, "shape", "point");
-      set(end, "width", "0.05");
-      set(end, "label", "");
+// Text in an HTML-like label.
+std::string html_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
     }
-    Agedge_t* e = make_edge(row, a, b);
-    set(e, "color", colour);
-    set(e, "penwidth", look.pen_width(bandwidth));
-    set(e, "label", text);
-    set(e, "minlen", "3");
-    set(make_edge(legend, above, a), "style", "invis");
-    above = a;
-  };
+  }
+  return out;
+}
 
+// An HTML-like label: cgraph writes it as <...> only when interned as HTML.
+void set_html(Agraph_t* g, void* object, const char* name, const std::string& html) {
+  char* text = agstrdup_html(g, cs(html));
+  agsafeset(object, cs(name), text, cs(""));
+  agstrfree(g, text);
+}
+
+// Edge labels that many edges share ("900 GB/s, 18 x ib-ndr" on every
+// leaf-spine edge) are said once in the legend instead of piling up.
+struct SharedLabels {
+  static constexpr std::size_t kMinShared = 4;
+  std::map<std::string, std::size_t> count;  // label -> edges
+  bool shared(const std::string& label) const { return count.at(label) >= kMinShared; }
+};
+
+// The legend: one node holding a table (a box in every layout, neato's too,
+// where a cluster of sample edges would drift apart): the note, a bar per
+// fabric tier present in its colour, the thinnest and thickest line drawn,
+// and the edge labels many edges share.
+void add_legend(Agraph_t* g, const TopologyGraph& graph, const Look& look, const SharedLabels& labels) {
+  std::string rows = "<TR><TD ALIGN=\"LEFT\" COLSPAN=\"2\"><B>legend</B></TD></TR>";
+  auto text_row = [&](const std::string& text) {
+    rows += "<TR><TD ALIGN=\"LEFT\" COLSPAN=\"2\">" + html_escape(text) + "</TD></TR>";
+  };
+  auto bar_row = [&](const std::string& colour, double bandwidth, const std::string& text) {
+    double width = std::stod(look.pen_width(bandwidth));
+    int height = std::max(1, static_cast<int>(std::lround(width)));
+    rows += fmt::format("<TR><TD FIXEDSIZE=\"TRUE\" WIDTH=\"36\" HEIGHT=\"{}\" CELLPADDING=\"0\" BGCOLOR=\"{}\"></TD>"
+                        "<TD ALIGN=\"LEFT\">{}</TD></TR>",
+                        height, colour.substr(0, 7), html_escape(text));
+  };
+  if (graph.edges.empty()) {
+    text_row("no links between these nodes");
+  } else {
+    text_row(look.labelled ? "edge label: GB/s per direction of all links, then links x type"
+                           : fmt::format("{} edges: labels only in tooltips (GB/s per direction, links x type)",
+                                         graph.edges.size()));
+    text_row("colour: fabric tier; width: grows with log GB/s");
+  }
   bool present[3] = {false, false, false};
   double low = 0, high = 0;
   for (const GraphEdge& edge : graph.edges) {
@@ -316,19 +358,64 @@ void add_legend(Agraph_t* g, const TopologyGraph& graph, const Look& look) {
     high = std::max(high, edge.bandwidth);
   }
   for (LinkClass lc : {LinkClass::scale_up, LinkClass::network, LinkClass::host})
-    if (present[static_cast<std::size_t>(lc)])
-      sample(std::string(link_class_name(lc)), look.colour(lc), 400, class_style(lc).legend);
+    if (present[static_cast<std::size_t>(lc)]) bar_row(look.colour(lc), 400, class_style(lc).legend);
   if (!graph.edges.empty()) {
-    sample("width-low", "#555555", low, gbps(low));
-    if (high > low) sample("width-high", "#555555", high, gbps(high));
+    bar_row("#555555", low, gbps(low));
+    if (high > low) bar_row("#555555", high, gbps(high));
   }
+  if (look.labelled)
+    for (const auto& [label, edges] : labels.count)
+      if (edges >= SharedLabels::kMinShared) {
+        std::string text = label;
+        std::replace(text.begin(), text.end(), '\n', ' ');
+        text_row(fmt::format("{} edges (label in the tooltip): {} each", edges, text));
+      }
+  Agnode_t* legend = make_node(g, "legend");
+  set(legend, "shape", "plaintext");
+  set(legend, "style", "");
+  set(legend, "fontsize", "9");
+  set(legend, "margin", "0");
+  set_html(g, legend, "label",
+           "<TABLE BORDER=\"1\" STYLE=\"ROUNDED\" COLOR=\"#a0a0a0\" CELLBORDER=\"0\" CELLSPACING=\"3\" "
+           "CELLPADDING=\"1\">" +
+               rows + "</TABLE>");
+}
+
+// Nodes of one box, tier and kind in name order (racks r0000, r0001, ...;
+// spines 0 to 7), as a reader looks for them: crossing minimisation cannot
+// untangle a fabric's complete bipartite wiring and only scrambles it. Each
+// such group is one rank (rank=same) chained left to right by invisible
+// edges, and dot keeps that first ordering (mclimit=0).
+void keep_name_order(Agraph_t* g, const TopologyGraph& graph, const std::vector<Agraph_t*>& boxes,
+                     const std::vector<Agnode_t*>& nodes, bool left_to_right) {
+  std::map<std::tuple<std::uint32_t, LevelIndex, int>, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const GraphNode& n = graph.nodes[i];
+    groups[{n.cluster, n.depth, n.device == kNone ? -1 : static_cast<int>(n.kind)}].push_back(i);
+  }
+  std::size_t count = 0;
+  for (const auto& [key, members] : groups) {
+    if (members.size() < 2) continue;
+    std::uint32_t cluster = std::get<0>(key);
+    Agraph_t* row = agsubg(cluster == kNone ? g : boxes[cluster], cs(fmt::format("order:{}", count++)), 1);
+    set(row, "rank", "same");
+    for (std::size_t i : members) agsubnode(row, nodes[i], 1);
+    // With rankdir=LR, Graphviz 2.42 stacks a chain inside a box bottom up
+    // (outside one, top down): chained backwards there, names read down.
+    std::vector<std::size_t> order = members;
+    if (left_to_right && cluster != kNone) std::reverse(order.begin(), order.end());
+    for (std::size_t k = 1; k < order.size(); ++k)
+      set(make_edge(row, nodes[order[k - 1]], nodes[order[k]]), "style", "invis");
+  }
+  set(g, "mclimit", "0");
+  set(g, "remincross", "false");
 }
 
 GraphPtr build(const TopologyGraph& graph) {
   Look look(graph);
   GraphPtr owner(agopen(cs(graph.title), Agundirected, &discipline));
   Agraph_t* g = owner.get();
-  if (!g) throw std::runtime_error("graphviz: cannot create a graph");
+  if (!g) throw InputError({}, "graphviz: cannot create a graph");
 
   // Defaults first, so that DOT lists them once at the top.
   agattr(g, AGRAPH, cs("fontname"), cs("Helvetica"));
@@ -358,7 +445,7 @@ GraphPtr build(const TopologyGraph& graph) {
   } else {
     set(g, "nodesep", "0.3");
     set(g, "ranksep", "0.8");
-    if (look.dense) set(g, "mclimit", "0.1");
+    if (look.left_to_right) set(g, "rankdir", "LR");
   }
 
   std::vector<Agraph_t*> boxes(graph.clusters.size());
@@ -371,7 +458,7 @@ GraphPtr build(const TopologyGraph& graph) {
       nesting[i] = nesting[cluster.parent] + 1;
     }
     boxes[i] = agsubg(parent, cs(cluster.id), 1);
-    if (!boxes[i]) throw std::runtime_error(fmt::format("graphviz: cannot create cluster '{}'", cluster.id));
+    if (!boxes[i]) throw InputError({}, fmt::format("graphviz: cannot create cluster '{}'", cluster.id));
     set(boxes[i], "label", label_text(cluster.label));
     set(boxes[i], "style", "rounded,filled");
     set(boxes[i], "fillcolor", cluster_fill(nesting[i]));
@@ -401,15 +488,19 @@ GraphPtr build(const TopologyGraph& graph) {
     }
   }
 
+  SharedLabels labels;
+  auto label_of = [](const GraphEdge& edge) { return fmt::format("{}\n{} x {}", gbps(edge.bandwidth), edge.links, edge.type); };
+  for (const GraphEdge& edge : graph.edges) ++labels.count[label_of(edge)];
   for (const GraphEdge& edge : graph.edges) {
     Agedge_t* e = make_edge(g, nodes[edge.a], nodes[edge.b]);
-    std::string text = label_text(fmt::format("{}\n{} x {}", gbps(edge.bandwidth), edge.links, edge.type));
+    std::string text = label_of(edge);
     set(e, "color", look.colour(edge.link_class()));
     set(e, "penwidth", look.pen_width(edge.bandwidth));
-    set(e, look.labelled ? "xlabel" : "tooltip", text);
+    set(e, look.labelled && !labels.shared(text) ? "xlabel" : "tooltip", label_text(text));
   }
+  if (!look.flat_and_wide) keep_name_order(g, graph, boxes, nodes, look.left_to_right);
 
-  add_legend(g, graph, look);
+  add_legend(g, graph, look, labels);
   return owner;
 }
 
@@ -428,6 +519,17 @@ GVC_t* context(const MessageCapture& messages) {
   static std::unique_ptr<GVC_t, ContextCloser> gvc(gvContext());
   if (!gvc) messages.fail("cannot create a context");
   return gvc.get();
+}
+
+// How far a laid-out drawing is from square: its longer side over its
+// shorter (Graphviz's bounding box, "llx,lly,urx,ury").
+double elongation(Agraph_t* g) {
+  const char* bb = agget(g, cs("bb"));
+  double llx = 0, lly = 0, urx = 0, ury = 0;
+  if (!bb || std::sscanf(bb, "%lf,%lf,%lf,%lf", &llx, &lly, &urx, &ury) != 4) return 1;
+  double w = urx - llx, h = ury - lly;
+  if (w <= 0 || h <= 0) return 1;
+  return std::max(w / h, h / w);
 }
 
 struct RenderDataFree {
@@ -468,7 +570,24 @@ Drawing draw_with_graphviz(const TopologyGraph& graph, RenderFormat format) {
   // so Graphviz scales big drawings itself instead of complaining on stderr.
   if (format == RenderFormat::png) set(g.get(), "size", "340,340");
   {
-    Layout layout(gvc, g.get(), messages);
+    std::optional<Layout> layout(std::in_place, gvc, g.get(), messages);
+    // A drawing much wider than high (the spines, leaves and insides of one
+    // DGX side by side: 4926 x 814 pixels) is laid out again with its tiers
+    // left to right, and the shape closer to a page is kept.
+    const char* rankdir = agget(g.get(), cs("rankdir"));
+    const char* layout_name = agget(g.get(), cs("layout"));
+    bool dot = !layout_name || std::string_view(layout_name).empty() || std::string_view(layout_name) == "dot";
+    if (dot && (!rankdir || std::string_view(rankdir) != "LR") && elongation(g.get()) > Look::kMaxElongation) {
+      double top_down = elongation(g.get());
+      layout.reset();
+      set(g.get(), "rankdir", "LR");
+      layout.emplace(gvc, g.get(), messages);
+      if (elongation(g.get()) >= top_down) {
+        layout.reset();
+        set(g.get(), "rankdir", "TB");
+        layout.emplace(gvc, g.get(), messages);
+      }
+    }
     char* raw = nullptr;
     unsigned int length = 0;
     int status = gvRenderData(gvc, g.get(), device, &raw, &length);

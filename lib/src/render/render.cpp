@@ -1,6 +1,7 @@
 #include "topoplan/render/render.hpp"
 
 #include <array>
+#include <cctype>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -45,12 +46,16 @@ std::optional<RenderFormat> parse_render_format(std::string_view name) {
 }
 
 RenderFormat format_for_path(std::string_view path) {
+  if (!path.empty() && path.back() == '/') throw InputError({std::string(path), 0, 0}, "is a directory, not a file");
   std::string_view base = path.substr(path.rfind('/') + 1);
   std::size_t dot = base.rfind('.');
-  std::string_view suffix = dot == std::string_view::npos ? std::string_view() : base.substr(dot + 1);
+  std::string suffix(dot == std::string_view::npos ? std::string_view() : base.substr(dot + 1));
+  // Extensions are matched regardless of case (cluster.SVG), as plan -o does.
+  std::string lower = suffix;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::vector<std::string> known;
   for (const Extension& e : kExtensions) {
-    if (e.suffix == suffix) return e.format;
+    if (e.suffix == lower) return e.format;
     known.push_back(fmt::format(".{}", e.suffix));
   }
   std::string hint = suffix.empty() ? std::string() : did_you_mean(fmt::format(".{}", suffix), known);

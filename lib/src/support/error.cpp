@@ -25,7 +25,23 @@ void write_diagnostics(std::ostream& out, std::string_view severity, const std::
 
 std::string Diagnostic::str() const {
   std::string w = where.str();
-  return w.empty() ? message : fmt::format("{}: {}", w, message);
+  std::string text = w.empty() ? message : fmt::format("{}: {}", w, message);
+  // One diagnostic, one line: names quoted in it (a job name, a file name)
+  // may hold line breaks or other control characters.
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out;
 }
 
 InputError::InputError(std::vector<Diagnostic> diagnostics) : diagnostics_(std::move(diagnostics)) {
@@ -37,11 +53,14 @@ InputError::InputError(SourceLocation where, std::string message)
     : InputError(std::vector<Diagnostic>{{std::move(where), std::move(message)}}) {}
 
 void DiagnosticSink::error(SourceLocation where, std::string message) {
-  diagnostics_.push_back({std::move(where), std::move(message)});
+  Diagnostic d{std::move(where), std::move(message)};
+  if (!seen_.insert(d.str()).second) return;
+  diagnostics_.push_back(std::move(d));
   if (limit_ > 0 && diagnostics_.size() >= limit_) throw_if_any();
 }
 
 void DiagnosticSink::throw_if_any() {
+  seen_.clear();
   if (!diagnostics_.empty()) throw InputError(std::move(diagnostics_));
 }
 

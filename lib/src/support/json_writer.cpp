@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "topoplan/support/utf8.hpp"
+
 namespace topoplan {
 
 std::string format_number(double number, int decimals) {
@@ -82,7 +84,12 @@ JsonWriter& JsonWriter::end_array() {
   return *this;
 }
 
-void JsonWriter::write_string(std::ostream& out, std::string_view text) {
+void JsonWriter::write_string(std::ostream& out, std::string_view raw) {
+  // JSON is UTF-8: a byte that is not (from a command-line argument, say)
+  // becomes U+FFFD rather than an invalid document.
+  std::string repaired;
+  std::string_view text = raw;
+  if (first_invalid_utf8(raw) != std::string_view::npos) text = repaired = repair_utf8(raw);
   out << '"';
   for (char c : text) {
     auto u = static_cast<unsigned char>(c);

@@ -1,1 +1,1 @@
-cost pcie-8gpu --collective allreduce --size 1G --first 16
+cost pcie-8gpu:nodes=4 --collective allreduce --size 1G --first 16

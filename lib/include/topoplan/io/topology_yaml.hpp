@@ -35,11 +35,14 @@ Topology parse_topology_yaml(std::string_view text, const std::string& file,
 /// Reads only the header of a topology file (name, description, parameters).
 TopologyInfo describe_topology_yaml(std::string_view text, const std::string& file);
 
-/// Size limits that keep a hostile file from exhausting memory.
+/// Size limits that keep a hostile file from exhausting memory: about
+/// 600 MB at the limits (a 1M-node, 4M-GPU topology takes 500 MB), several
+/// times the largest preset (gb200-nvl72:racks=4096, 0.9M devices) and any
+/// cluster built so far.
 struct TopologyLimits {
-  static constexpr std::size_t max_devices = 20'000'000;
-  static constexpr std::size_t max_links = 50'000'000;
-  static constexpr std::size_t max_domains = 5'000'000;
+  static constexpr std::size_t max_devices = 4'000'000;
+  static constexpr std::size_t max_links = 20'000'000;
+  static constexpr std::size_t max_domains = 2'000'000;
 };
 
 }  // namespace topoplan

@@ -211,7 +211,6 @@ class TopologyIndex {
   std::optional<DomainId> find_domain(std::string_view name) const;
 
  private:
-  const Topology& topology_;
   std::vector<std::pair<std::string, DeviceId>> devices_;  // sorted by name
   std::vector<std::pair<std::string, DomainId>> domains_;  // sorted by name
 };

@@ -20,6 +20,13 @@ struct DeviceProperties {
   Labels labels;
 };
 
+/// Why `name` cannot name a topology, domain, node or device ("" when it
+/// can): empty, longer than 253 bytes, or holding a space, a control
+/// character or a character the native format and hostlists reserve
+/// (`/ * ? [ ] , { } " ' \ : =`). Every Topology holds only such names, so
+/// that any of them can be written in the native format and read back.
+std::string name_problem(std::string_view name);
+
 class TopologyBuilder {
  public:
   /// `levels` coarsest first; the last is the host level. The root domain (the

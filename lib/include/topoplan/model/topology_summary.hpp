@@ -18,7 +18,15 @@ struct ModelCount {
   std::string model;
   std::uint64_t count = 0;
   double memory_gib = 0;  // of one device; 0 when the devices differ or have none
+  /// What the devices stand for when they are not physical parts (a switch
+  /// standing for a rail's leaf group): their `topoplan.io/logical` label,
+  /// when all of them carry the same; empty otherwise.
+  std::string logical;
 };
+
+/// The device label that marks a device as standing for several physical
+/// ones; its value says what it stands for (topoplan-topology(5)).
+inline constexpr const char* kLogicalLabel = "topoplan.io/logical";
 
 struct LevelSummary {
   std::string name;

@@ -61,6 +61,11 @@ struct Job {
   // kueue` places pod by pod; null for other manifests (the policy then
   // derives pods from the accelerator request).
   std::shared_ptr<const KueueWorkload> kueue;
+  /// Where each level constraint above is written (its value), for errors
+  /// about the level; a location left empty means `where`.
+  struct LevelKeys {
+    SourceLocation required, preferred, spread, replicas_within, exclusive_level;
+  } level_where;
 
   /// Accelerators of all replicas, when known without a topology (0 for
   /// whole-node requests, which depend on the node size).

@@ -24,7 +24,8 @@ std::string_view format_name(RenderFormat format);
 std::optional<RenderFormat> parse_render_format(std::string_view name);
 
 /// The format an output file asks for by its extension (.svg, .png, .dot or
-/// .gv, .json). Throws InputError naming the known extensions otherwise.
+/// .gv, .json, in any case). Throws InputError naming the known extensions
+/// otherwise, or saying that a path ending in '/' is a directory.
 RenderFormat format_for_path(std::string_view path);
 
 struct RenderOptions {

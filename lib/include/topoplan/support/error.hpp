@@ -12,6 +12,7 @@
 #include <iosfwd>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace topoplan {
@@ -59,6 +60,8 @@ class DiagnosticSink {
   /// could hold millions of problems, and the first few say enough.
   explicit DiagnosticSink(std::size_t limit) : limit_(limit) {}
 
+  /// Adds a diagnostic; one identical to an earlier one (the same rule
+  /// failing in every copy of a block) is dropped.
   void error(SourceLocation where, std::string message);
   bool empty() const { return diagnostics_.empty(); }
   std::size_t size() const { return diagnostics_.size(); }
@@ -69,6 +72,7 @@ class DiagnosticSink {
 
  private:
   std::vector<Diagnostic> diagnostics_;
+  std::unordered_set<std::string> seen_;  // str() of every diagnostic held
   std::size_t limit_ = 0;  // 0: no limit
 };
 

@@ -1,0 +1,2 @@
+# A Slurm block file exported by topoplan imports with the topology's name, every level (the SUs too) and blocks named in order.
+export gb200-nvl72:racks=10 --to slurm-block -o $OUT/topology.conf && "$bin" import --from slurm $OUT/topology.conf --node-type gb200-nvl72 -o $OUT/cluster.yaml && grep -E "^name|^levels|^  [a-z0-9-]+:$|block:" $OUT/cluster.yaml && "$bin" topology show $OUT/cluster.yaml | grep -A5 "^level "

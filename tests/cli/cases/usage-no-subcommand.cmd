@@ -1,0 +1,2 @@
+# A command that needs a subcommand says which there are.
+topology

@@ -1,0 +1,2 @@
+# A value outside an option's choices.
+render dgx-h100 --format pdf
