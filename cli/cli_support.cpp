@@ -110,8 +110,11 @@ void refuse_directory(const std::string& path) {
 }
 
 Topology load_topology_argument(const std::string& argument, const std::vector<std::string>& level_labels) {
+  // A file is read once: it may be a pipe (<(...), /dev/stdin).
+  std::optional<std::string> text;
   if (!find_builtin_topology(parse_topology_argument(argument).target)) {
-    if (std::optional<std::string> text = read_file(argument); text && is_k8s_node_list(*text)) {
+    text = read_file(argument);
+    if (text && is_k8s_node_list(*text)) {
       ImportOptions options;
       options.level_labels = level_labels;
       options.cpu_nodes = true;  // a Kueue flavor may hold CPU nodes too
@@ -121,7 +124,7 @@ Topology load_topology_argument(const std::string& argument, const std::vector<s
       return std::move(result.topology);
     }
   }
-  return load_topology(argument, [](const std::string& path) { return read_file(path); });
+  return load_topology(argument, [&](const std::string& path) { return text && path == argument ? text : read_file(path); });
 }
 
 namespace {

@@ -1,9 +1,4 @@
 // topoplan import --from FORMAT FILE... [-o topo.yaml]
-// g++ 12 at -O2 reports a "potential null pointer dereference" inside
-// CLI::detail::split (CLI11 2.1.2's StringTools.hpp, a std::vector<std::string>
-// growing) as inlined into this file: a false positive of -Wnull-dereference
-// that comes and goes with unrelated edits here.
-#pragma GCC diagnostic ignored "-Wnull-dereference"
 #include <iostream>
 #include <memory>
 #include <optional>

@@ -341,7 +341,7 @@ Action setup_check(CLI::App& command) {
   add_level_labels(command, *o);
   command.add_option("--policy", o->policy, "placement policy (default topo)")->option_text("P");
   add_occupied(command, *o);
-  add_plan_format(command, o->format);
+  add_plan_format(command, o->format, false);
   command.footer("Manifests are planned with --policy, then checked; a single plan file (from\n"
                  "'topoplan plan -o', by hand, or another scheduler's) is checked as it is.\n"
                  "Exit status: 0 when every job places and every constraint holds, 1 otherwise\n"

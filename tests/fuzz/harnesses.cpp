@@ -107,8 +107,11 @@ void kubernetes_manifests(std::string_view data) {
   DiagnosticSink sink;
   PriorityClasses classes;
   ManifestJobs out;
+  KueueConfig kueue;
   collect_priority_classes(documents, file, classes, sink);
-  read_kubernetes_documents(documents, file, levels, classes, out, sink);
+  collect_kueue_config(documents, file, kueue, sink);
+  resolve_kueue_config(kueue, levels, out, sink);
+  read_kubernetes_documents(documents, file, levels, classes, kueue, out, sink);
   sink.throw_if_any();
 }
 

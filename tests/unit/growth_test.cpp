@@ -16,8 +16,9 @@ TEST_CASE("growth: more of a topology's units, by parameter") {
   Topology t = preset("gb200-nvl72:racks=2");
   CHECK(grown_topology_argument("gb200-nvl72:racks=2", t, "gb200-nvl72:racks=3") == "gb200-nvl72:racks=5");
   CHECK(grown_topology_argument("gb200-nvl72:racks=2", t, "racks=1") == "gb200-nvl72:racks=3");
+  // A bare name is one node (topoplan-topology(5)): 32 more make 33.
   Topology d = preset("dgx-h100");
-  CHECK(grown_topology_argument("dgx-h100", d, "nodes=32") == "dgx-h100:nodes=64");
+  CHECK(grown_topology_argument("dgx-h100", d, "nodes=32") == "dgx-h100:nodes=33");
   CHECK_THROWS_WITH(grown_topology_argument("gb200-nvl72:racks=2", t, "dgx-h100:nodes=2"),
                     "--add: 'dgx-h100:nodes=2' grows 'dgx-h100', but the plan's cluster is 'gb200-nvl72'");
   CHECK_THROWS_WITH(grown_topology_argument("gb200-nvl72:racks=2", t, "rack=2"),

@@ -24,6 +24,9 @@ PlannerCore::PlannerCore(const PlannerCore& other)
     : t(other.t),
       options(other.options),
       occupancy(other.occupancy),
+      usage(other.usage),
+      // A fresh policy: what it keeps between jobs (kueue's counts) is
+      // derived from the occupancy it is shown.
       policy(make_policy(other.options.policy, other.t)),
       node_size(other.node_size),
       mask(other.mask),
