@@ -47,7 +47,8 @@ Topology without_links(const Topology& t, std::span<const LinkId> removed) {
   for (LinkId id = 0; id < t.link_count(); ++id) {
     if (gone[id]) continue;
     const Link& l = t.link(id);
-    b.add_link(l.a, l.b, l.type, l.count, l.bandwidth, l.latency_us, l.origin);
+    b.add_link(l.a, l.b, l.type, l.count, static_cast<double>(l.bandwidth), static_cast<double>(l.latency_us),
+               l.origin);
   }
   DiagnosticSink sink;
   return b.finish(sink);

@@ -116,7 +116,7 @@ struct KueuePolicy::Flavor {
   std::vector<std::uint32_t> leaf_of_node;  // per host-level domain (from the first): leaf or kNone
 };
 
-KueuePolicy::KueuePolicy(const Topology& topology, kueue::Gates gates) : topology_(&topology), gates_(gates) {}
+KueuePolicy::KueuePolicy(const Topology&, kueue::Gates gates) : gates_(gates) {}
 KueuePolicy::~KueuePolicy() = default;
 
 KueuePolicy::Flavor& KueuePolicy::flavor(const Topology& t, const KueueFlavor& f) const {

@@ -25,7 +25,7 @@ std::string grown_topology_argument(const std::string& argument, const Topology&
   std::vector<std::pair<std::string, long long>> values;
   for (const TopologyParameter& p : topology.parameters()) values.emplace_back(p.name, p.value);
   for (const auto& [key, text] : add.settings.values) {
-    auto it = std::find_if(values.begin(), values.end(), [&](const auto& v) { return v.first == key; });
+    auto it = std::find_if(values.begin(), values.end(), [&key = key](const auto& v) { return v.first == key; });
     if (it == values.end()) {
       std::vector<std::string> names;
       for (const auto& v : values) names.push_back(v.first);

@@ -46,7 +46,6 @@ class KueuePolicy : public PlacementPolicy {
   struct Flavor;
   Flavor& flavor(const Topology& topology, const KueueFlavor& f) const;
 
-  const Topology* topology_;
   kueue::Gates gates_;
   mutable std::map<std::string, std::unique_ptr<Flavor>> flavors_;  // trees by flavor, built on first use
   // Nodes of every placement returned, and of every change the planner
