@@ -70,9 +70,14 @@ GraphEstimate ring_graph(int arch, bool inter, double local_bw, double nic_bw, i
   GraphEstimate best;
   if (!(local_bw > 0)) return best;
   for (double s : search_speeds(arch, inter)) {
-    int channels = std::min(kMaxRingChannels, static_cast<int>(std::floor(local_bw / s + kEps)));
+    // Clamped before the cast: a bandwidth without limit (an unlimited tier) is
+    // no more channels than NCCL opens.
+    auto fit = [](double bw, double speed) {
+      return static_cast<int>(std::min<double>(kMaxRingChannels, std::floor(bw / speed + kEps)));
+    };
+    int channels = fit(local_bw, s);
     if (inter) {
-      const int per_nic = nic_bw > 0 ? static_cast<int>(std::floor(nic_bw / s + kEps)) : 0;
+      const int per_nic = nic_bw > 0 ? fit(nic_bw, s) : 0;
       channels = std::min(channels, std::max(0, nics) * per_nic);
     }
     if (channels < 1) continue;
@@ -106,7 +111,9 @@ NvlsGraph nvls_graph(int arch, bool inter, int gpus, double switch_bw, double ni
   } else {
     for (double s : speeds) {
       if (s > nic_bw + kEps) continue;
-      const int heads = std::min({max_heads, nics, static_cast<int>(std::floor(switch_bw / s + kEps)) - 1});
+      const int heads = std::min(
+          {max_heads, nics,
+           static_cast<int>(std::min<double>(max_heads + 1, std::floor(switch_bw / s + kEps))) - 1});
       if (heads < 1) continue;
       if (heads * s > g.heads * g.intra + kEps) {
         g.heads = heads;
