@@ -6,11 +6,17 @@
 
 #include <fmt/format.h>
 
+#include "topoplan/support/utf8.hpp"
+
 namespace topoplan {
 
 std::string name_problem(std::string_view s) {
   if (s.empty()) return "is empty";
   if (s.size() > 253) return "is longer than 253 characters";
+  // Every writer emits UTF-8 and every reader refuses anything else, so a
+  // name must be UTF-8 to survive a round trip (found by fuzzing Slurm's
+  // topology.conf).
+  if (first_invalid_utf8(s) != std::string_view::npos) return "is not UTF-8";
   for (char c : s) {
     auto u = static_cast<unsigned char>(c);
     if (u <= 0x20 || u == 0x7f) return "contains a space or control character";
@@ -247,6 +253,21 @@ Topology TopologyBuilder::finish(DiagnosticSink& sink) {
       if (domains_[d].hostname != 0) check(domains_[d].hostname, domains_[d].origin, "hostname");
     }
     for (const Device& dev : devices_) check(dev.name, dev.origin, "device name");
+    // Every other text (models, labels, the description) must be UTF-8 too:
+    // every writer emits it and every reader refuses anything else (found by
+    // fuzzing the NCCL XML and nvidia-smi readers).
+    auto utf8 = [&](std::string_view text, std::string_view what) {
+      if (first_invalid_utf8(text) == std::string_view::npos) return;
+      sink.error({}, fmt::format("{} '{}' is not UTF-8", what, repair_utf8(text)));
+    };
+    for (StringId id = 0; id < strings_.size(); ++id)
+      if (checked[id] == 0) utf8(strings_[id], "text");
+    utf8(description_, "description");
+    for (const Labels& labels : labels_)
+      for (const auto& [key, value] : labels) {
+        utf8(key, "label");
+        utf8(value, "label value");
+      }
   }
   for (const Link& link : links_) {
     if (link.a == link.b)
