@@ -76,28 +76,12 @@ ScaleUpIslands find_scale_up_islands(const Topology& topology) {
 
 std::vector<Egress> domain_egress(const Topology& topology) {
   std::vector<Egress> out(topology.domain_count());
-  const LevelIndex levels = topology.host_level() + 1;
-  std::vector<DomainId> chain_a(levels);
-  std::vector<DomainId> chain_b(levels);
-  auto chain = [&](DeviceId dev, std::vector<DomainId>& c) {
-    // c[l] = the device's ancestor at level l, or kNone when the device is
-    // owned by a coarser domain (it lies inside no domain of level l).
-    DomainId d = topology.device(dev).domain;
-    LevelIndex own = topology.domain(d).level;
-    for (LevelIndex l = levels; l-- > 0;) {
-      if (l > own) {
-        c[l] = kNone;
-        continue;
-      }
-      c[l] = d;
-      d = topology.domain(d).parent;
-    }
-  };
   for (const Link& link : topology.links()) {
-    chain(link.a, chain_a);
-    chain(link.b, chain_b);
-    LinkFamily family = topology.link_type(link).family;
-    double bw = link.total_bandwidth();
+    DomainId a = topology.device(link.a).domain;
+    DomainId b = topology.device(link.b).domain;
+    if (a == b) continue;  // inside one domain: it leaves none
+    const LinkFamily family = topology.link_type(link).family;
+    const double bw = link.total_bandwidth();
     auto add = [&](DomainId d) {
       Egress& e = out[d];
       if (is_scale_up(family) || family == LinkFamily::nvlink_c2c)
@@ -107,10 +91,19 @@ std::vector<Egress> domain_egress(const Topology& topology) {
       else
         e.other += bw;
     };
-    for (LevelIndex l = 1; l < levels; ++l) {
-      if (chain_a[l] == chain_b[l]) continue;
-      if (chain_a[l] != kNone) add(chain_a[l]);
-      if (chain_b[l] != kNone) add(chain_b[l]);
+    // Climb from both ends to where they meet: every domain passed on the
+    // way holds one end and not the other, so the link leaves it.
+    while (a != b) {
+      const LevelIndex la = topology.domain(a).level;
+      const LevelIndex lb = topology.domain(b).level;
+      if (la >= lb) {
+        add(a);
+        a = topology.domain(a).parent;
+      }
+      if (lb >= la) {
+        add(b);
+        b = topology.domain(b).parent;
+      }
     }
   }
   return out;

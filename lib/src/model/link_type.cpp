@@ -7,15 +7,6 @@
 
 namespace topoplan {
 
-bool is_scale_up(LinkFamily family) {
-  return family == LinkFamily::nvlink || family == LinkFamily::xgmi || family == LinkFamily::groq_c2c;
-}
-
-bool is_network(LinkFamily family) {
-  return family == LinkFamily::infiniband || family == LinkFamily::roce ||
-         family == LinkFamily::ethernet;
-}
-
 std::string_view family_name(LinkFamily family) {
   switch (family) {
     case LinkFamily::nvlink: return "nvlink";

@@ -214,16 +214,27 @@ Topology TopologyBuilder::finish(DiagnosticSink& sink) {
                    fmt::format("hostname '{}' is used by more than one node", strings_[hosts[i].first]));
   }
   {
-    std::vector<std::pair<DomainId, StringId>> names;
-    names.reserve(devices_.size());
-    for (const Device& dev : devices_) names.emplace_back(dev.domain, dev.name);
-    std::vector<std::size_t> order(names.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return names[x] < names[y]; });
-    for (std::size_t i = 1; i < order.size(); ++i)
-      if (names[order[i]] == names[order[i - 1]] && (i == 1 || names[order[i - 2]] != names[order[i]]))
-        sink.error(where(devices_[order[i]].origin),
-                   fmt::format("two devices named '{}' in the same domain", strings_[names[order[i]].second]));
+    // Devices bucketed by domain (a counting sort, stable), then each
+    // domain's few devices sorted by name: linear in the devices where one
+    // sort of all of them was a fifth of loading 131,040 GPUs.
+    std::vector<std::uint32_t> begin(domains_.size() + 1, 0);
+    for (const Device& dev : devices_) ++begin[dev.domain + 1];
+    for (std::size_t d = 1; d < begin.size(); ++d) begin[d] += begin[d - 1];
+    std::vector<DeviceId> order(devices_.size());
+    {
+      std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+      for (DeviceId id = 0; id < devices_.size(); ++id) order[fill[devices_[id].domain]++] = id;
+    }
+    auto name_of = [&](DeviceId id) { return devices_[id].name; };
+    for (std::size_t d = 0; d + 1 < begin.size(); ++d) {
+      auto first = order.begin() + begin[d];
+      auto last = order.begin() + begin[d + 1];
+      std::stable_sort(first, last, [&](DeviceId x, DeviceId y) { return name_of(x) < name_of(y); });
+      for (auto it = first + (first == last ? 0 : 1); it < last; ++it)
+        if (name_of(*it) == name_of(*(it - 1)) && (it - 1 == first || name_of(*(it - 2)) != name_of(*it)))
+          sink.error(where(devices_[*it].origin),
+                     fmt::format("two devices named '{}' in the same domain", strings_[name_of(*it)]));
+    }
   }
   for (const Device& dev : devices_) {
     if (is_accelerator(dev.kind) && domains_[dev.domain].level != host_level)
@@ -281,12 +292,17 @@ Topology TopologyBuilder::finish(DiagnosticSink& sink) {
   sink.throw_if_any();
 
   // Renumber domains by (level, depth-first position).
+  // (A counting sort by level over the depth-first order.)
   std::vector<DomainId> order(domains_.size());
-  for (DomainId d = 0; d < order.size(); ++d) order[d] = d;
-  std::sort(order.begin(), order.end(), [&](DomainId x, DomainId y) {
-    if (domains_[x].level != domains_[y].level) return domains_[x].level < domains_[y].level;
-    return preorder[x] < preorder[y];
-  });
+  {
+    std::vector<DomainId> by_preorder(next);  // every domain hangs below the root
+    for (DomainId d = 0; d < domains_.size(); ++d)
+      if (preorder[d] != kNone) by_preorder[preorder[d]] = d;
+    std::vector<std::uint32_t> fill(levels_.size() + 1, 0);
+    for (const PendingDomain& pd : domains_) ++fill[std::min<std::size_t>(pd.level, levels_.size()) + 1];
+    for (std::size_t l = 1; l < fill.size(); ++l) fill[l] += fill[l - 1];
+    for (DomainId d : by_preorder) order[fill[std::min<std::size_t>(domains_[d].level, levels_.size())]++] = d;
+  }
   std::vector<DomainId> renamed(domains_.size());
   for (DomainId i = 0; i < order.size(); ++i) renamed[order[i]] = i;
 

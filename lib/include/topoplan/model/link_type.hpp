@@ -25,9 +25,14 @@ enum class LinkFamily : std::uint8_t {
 
 /// Scale-up families join accelerators into one memory-semantic domain
 /// (NVLink, xGMI, Groq C2C); everything else is host I/O or scale-out.
-bool is_scale_up(LinkFamily family);
+/// (Inline: they run once per link in every pass over a fabric.)
+inline bool is_scale_up(LinkFamily family) {
+  return family == LinkFamily::nvlink || family == LinkFamily::xgmi || family == LinkFamily::groq_c2c;
+}
 /// Scale-out families run through NICs and network switches.
-bool is_network(LinkFamily family);
+inline bool is_network(LinkFamily family) {
+  return family == LinkFamily::infiniband || family == LinkFamily::roce || family == LinkFamily::ethernet;
+}
 std::string_view family_name(LinkFamily family);
 
 /// One link technology, e.g. `nvlink5`, `pcie5x16`, `ib-ndr`, `roce-400g`.
