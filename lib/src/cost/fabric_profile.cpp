@@ -4,6 +4,7 @@
 #include <cctype>
 #include <limits>
 #include <string>
+#include <unordered_map>
 
 #include "topoplan/cost/nccl_tuning.hpp"
 
@@ -75,6 +76,14 @@ FabricProfile::FabricProfile(const Topology& topology)
   island_domain_.assign(islands_.size.size(), kNone);
   std::vector<DeviceId> first_nic(accels.size(), kNone);
 
+  // A model's generation, read once per distinct model name.
+  std::unordered_map<StringId, std::optional<Generation>> generations;
+  auto generation_of = [&](StringId model) {
+    auto it = generations.find(model);
+    if (it == generations.end()) it = generations.emplace(model, generation_from_model(topology.str(model))).first;
+    return it->second;
+  };
+
   // Scale-up links, PCIe attachment and generation.
   for (std::uint32_t i = 0; i < accels.size(); ++i) {
     AcceleratorProfile& a = accels_[i];
@@ -116,7 +125,7 @@ FabricProfile::FabricProfile(const Topology& topology)
       a.relay_bw = a.relay_bw == 0 ? peers_[p].bandwidth : std::min(a.relay_bw, peers_[p].bandwidth);
     if (dev.kind == DeviceKind::lpu) {
       a.generation = Generation::lpu;
-    } else if (auto g = generation_from_model(topology.str(dev.model))) {
+    } else if (auto g = generation_of(dev.model)) {
       a.generation = *g;
     } else if (auto l = generation_from_links(a.scale_up_family, a.scale_up_generation)) {
       a.generation = *l;
