@@ -121,7 +121,6 @@ void MapReader::allow(std::initializer_list<std::string_view> known) {
 
 void MapReader::allow(const std::vector<std::string_view>& known) {
   if (!ok_) return;
-  std::vector<std::string> names(known.begin(), known.end());
   std::vector<std::string_view> seen;
   for (const auto& entry : node_) {
     const Node& key = entry.first;
@@ -138,17 +137,17 @@ void MapReader::allow(const std::vector<std::string_view>& known) {
     bool found = false;
     for (std::string_view k : known) found = found || key.Scalar() == k;
     if (found) continue;
-    std::string hint = did_you_mean(key.Scalar(), names);
+    std::string hint = did_you_mean(key.Scalar(), std::vector<std::string>(known.begin(), known.end()));
     sink_.error(yaml::where(file_, key), fmt::format("unknown key '{}' in {}{}{}", key.Scalar(), what_,
                                                      hint.empty() ? "" : "; ", hint));
   }
 }
 
-bool MapReader::has(std::string_view key) const { return ok_ && node_[std::string(key)].IsDefined(); }
+bool MapReader::has(std::string_view key) const { return ok_ && node_[key].IsDefined(); }
 
 Node MapReader::get(std::string_view key) const {
   if (!ok_) return Node();
-  return node_[std::string(key)];
+  return node_[key];
 }
 
 SourceLocation MapReader::where() const { return yaml::where(file_, node_); }

@@ -43,11 +43,17 @@ LevelMap::LevelMap(const Topology& topology, const std::vector<LevelLabel>& labe
     explicit_.emplace_back(l.label, *level);
   }
   sink.throw_if_any();
+}
+
+LevelIndex LevelMap::island_level() const {
   // A multi-node NVLink domain is what Slurm's blocks and the GPU clique
-  // label describe; single-node islands (DGX, HGX) have no such level.
-  ScaleUpIslands islands = find_scale_up_islands(topology);
-  island_level_ = islands.level == kNone ? 0 : islands.level;
-  if (islands.size.empty()) island_level_ = topology.host_level();
+  // label describe; single-node islands (DGX, HGX) have no such level. Found
+  // on first use: most manifests never ask, and it walks every link.
+  if (!island_level_) {
+    ScaleUpIslands islands = find_scale_up_islands(topology_);
+    island_level_ = islands.size.empty() ? topology_.host_level() : islands.level == kNone ? 0 : islands.level;
+  }
+  return *island_level_;
 }
 
 std::string LevelMap::level_list() const {
@@ -63,7 +69,7 @@ std::optional<LevelIndex> LevelMap::level_of_label(std::string_view label) const
   if (label == "kubernetes.io/hostname") return topology_.host_level();
   // NVIDIA's GPU feature discovery labels each node with its NVLink clique
   // (ClusterUUID.CliqueID): one multi-node NVLink domain.
-  if (label == "nvidia.com/gpu.clique" && island_level_ < topology_.host_level()) return island_level_;
+  if (label == "nvidia.com/gpu.clique" && island_level() < topology_.host_level()) return island_level();
   std::string_view name = label.substr(label.rfind('/') == std::string_view::npos ? 0 : label.rfind('/') + 1);
   std::string name_lower = lower(name);
   for (LevelIndex l = 0; l < topology_.levels().size(); ++l)
@@ -85,8 +91,8 @@ std::optional<LevelIndex> LevelMap::resolve_label(std::string_view label, std::s
   std::vector<std::string> known;
   for (const auto& [l, level] : explicit_) known.push_back(fmt::format("{} ({})", l, level_name(level)));
   known.push_back(fmt::format("kubernetes.io/hostname ({})", level_name(topology_.host_level())));
-  if (island_level_ < topology_.host_level())
-    known.push_back(fmt::format("nvidia.com/gpu.clique ({})", level_name(island_level_)));
+  if (island_level() < topology_.host_level())
+    known.push_back(fmt::format("nvidia.com/gpu.clique ({})", level_name(island_level())));
   known.push_back("any label ending in /LEVEL or -LEVEL");
   sink.error(where, fmt::format("{}: node label '{}' names no level of topology '{}' ({}); labels that do: {}; map it "
                                 "with --level-label {}=LEVEL",
@@ -103,7 +109,7 @@ LevelIndex LevelMap::tier(long long tier) const {
 LevelIndex LevelMap::leaf_level() const { return topology_.host_level() == 0 ? 0 : topology_.host_level() - 1; }
 
 LevelIndex LevelMap::block_level() const {
-  if (island_level_ < topology_.host_level()) return island_level_;
+  if (island_level() < topology_.host_level()) return island_level();
   return leaf_level();
 }
 

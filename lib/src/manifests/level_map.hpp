@@ -40,9 +40,11 @@ class LevelMap {
   std::string level_list() const;
 
  private:
+  LevelIndex island_level() const;
+
   const Topology& topology_;
   std::vector<std::pair<std::string, LevelIndex>> explicit_;
-  LevelIndex island_level_;
+  mutable std::optional<LevelIndex> island_level_;  // island_level(), once known
 };
 
 }  // namespace topoplan
