@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -211,8 +212,15 @@ class TopologyIndex {
   std::optional<DomainId> find_domain(std::string_view name) const;
 
  private:
-  std::vector<std::pair<std::string, DeviceId>> devices_;  // sorted by name
-  std::vector<std::pair<std::string, DomainId>> domains_;  // sorted by name
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  const Topology* topology_;
+  std::vector<DeviceId> devices_;            // by owning domain, then local name
+  std::vector<std::uint32_t> device_begin_;  // per domain: its first entry in devices_
+  std::unordered_map<std::string, DomainId, NameHash, std::equal_to<>> domains_;  // by path, hostname
+  std::unordered_map<std::string, DomainId, NameHash, std::equal_to<>> owners_;   // by the prefix of device names
 };
 
 }  // namespace topoplan
