@@ -23,8 +23,14 @@ void FitIndex::rekey(const Occupancy& occ, bool nodes, Order& order, DomainId d)
   Entry& was = order.key[d];
   if (was.count == now.count && was.parent_count == now.parent_count) return;
   std::set<Entry>& set = order.levels[topology_->domain(d).level];
-  set.erase(was);
-  set.insert(now);
+  // The node moves to its new place: no free and allocation per change.
+  auto node = set.extract(was);
+  if (node.empty()) {  // never: every domain of the level is in its set
+    set.insert(now);
+  } else {
+    node.value() = now;
+    set.insert(std::move(node));
+  }
   was = now;
 }
 

@@ -54,6 +54,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -456,7 +457,9 @@ PodPlacement KueuePolicy::place_pods(const CapacityView& view, const PlaceReques
 
   Assumed assumed;
   std::vector<std::uint32_t> accelerators;
-  std::vector<std::uint8_t> taken;  // per accelerator, within this placement
+  // Accelerators taken within this placement (a set: a per-accelerator array
+  // cleared for every job was a tenth of planning on 131,040 GPUs).
+  std::unordered_set<std::uint32_t> taken;
   for (const std::vector<std::uint32_t>& group : groups) {
     // findLeaderAndWorkers
     std::uint32_t workers = group[0];
@@ -503,10 +506,9 @@ PodPlacement KueuePolicy::place_pods(const CapacityView& view, const PlaceReques
           std::int64_t want = here * per_pod_accelerators;
           assumed.accelerators[n] += want;
           const Domain& node = t.domain(n);
-          if (taken.empty()) taken.assign(t.accelerators().size(), 0);
           for (std::uint32_t acc = node.accel_begin; acc < node.accel_end && want > 0; ++acc)
-            if (view.usable(acc) && !taken[acc]) {
-              taken[acc] = 1;
+            if (view.usable(acc) && !taken.contains(acc)) {
+              taken.insert(acc);
               accelerators.push_back(acc);
               --want;
             }

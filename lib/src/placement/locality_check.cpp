@@ -42,7 +42,12 @@ std::vector<DeviceId> inside(const FabricProfile& fabric, const Topology& t, std
                              std::size_t count) {
   std::vector<DeviceId> out;
   const auto accels = t.accelerators();
-  for (std::uint32_t a = 0; a < accels.size() && out.size() < count; ++a)
+  // No island crosses a domain of the islands' level: only the one holding
+  // it is searched (a scan of every accelerator per issue took a seventh of
+  // planning 10,000 scattered jobs on 131,040 GPUs).
+  const LevelIndex level = fabric.islands().level == kNone ? 0 : fabric.islands().level;
+  const Domain& within = t.domain(t.ancestor(fabric.island_domain(island), level));
+  for (std::uint32_t a = within.accel_begin; a < within.accel_end && out.size() < count; ++a)
     if (fabric.accelerator(a).island == island) out.push_back(accels[a]);
   return out;
 }

@@ -76,7 +76,6 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <functional>
 
 namespace topoplan {
 
@@ -243,27 +242,34 @@ std::vector<std::uint32_t> SlurmPolicy::allocate(const CapacityView& view, const
     return offer_of(view.accelerators(n));
   };
   const std::uint32_t max_node = occ.max_node_accelerators();
+  // The free counts that offer something, and what: the histogram walk below
+  // runs once per leaf switch and job, so it skips the rest.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> offers;  // (free, offer)
+  for (std::uint32_t c = 1; c <= max_node; ++c)
+    if (std::uint32_t o = offer_of(c); o > 0) offers.emplace_back(c, o);
   // Candidate nodes, and their offers summed, below a switch: from the
   // histograms where the view counts as the occupancy does, else from the
   // switches below, else (a leaf switch) from its nodes.
-  std::function<std::uint64_t(DomainId, bool)> below = [&](DomainId s, bool sum_offers) -> std::uint64_t {
+  const bool simple = !view.narrowed();
+  auto below_in = [&](auto& self, DomainId s, bool sum_offers) -> std::uint64_t {
     if (whole) return view.nodes(s);
     std::uint64_t n = 0;
-    if (view.exact(s)) {
-      for (std::uint32_t c = 1; c <= max_node; ++c)
-        if (std::uint32_t o = offer_of(c); o > 0) n += static_cast<std::uint64_t>(occ.nodes_with_free(s, c)) * (sum_offers ? o : 1);
+    if (simple || view.exact(s)) {
+      for (const auto& [c, o] : offers)
+        n += static_cast<std::uint64_t>(occ.nodes_with_free(s, c)) * (sum_offers ? o : 1);
       return n;
     }
     const Domain& d = t.domain(s);
     if (d.level + 1 < host) {
       for (std::uint32_t c = 0; c < d.child_count; ++c)
-        if (view.accelerators(d.first_child + c) > 0) n += below(d.first_child + c, sum_offers);
+        if (view.accelerators(d.first_child + c) > 0) n += self(self, d.first_child + c, sum_offers);
       return n;
     }
     for (std::uint32_t c = 0; c < d.child_count; ++c)
       if (std::uint32_t o = offer(d.first_child + c); o > 0) n += sum_offers ? o : 1;
     return n;
   };
+  auto below = [&](DomainId s, bool sum_offers) { return below_in(below_in, s, sum_offers); };
 
   std::int64_t rem_nodes = whole ? request.units : 1;
   std::uint32_t rem_accels = whole ? 0 : request.units;
