@@ -59,6 +59,11 @@ TEST_CASE("crossing is priced against the same job inside one island") {
   CHECK(across.one_island_us == Approx(in.time_us).epsilon(1e-12));
   CHECK(across.outside_us == Approx(across.time_us - in.time_us).epsilon(1e-12));
   CHECK(across.outside_us > 0.05 * across.time_us);
+  CHECK(across.one_island_ranks == 72);
+  // 144 GPUs: no island holds them; the reference is a full rack, same buffer.
+  CollectiveCost both = model.collective({first(t, 144), Collective::allreduce, kGiB});
+  CHECK(both.one_island_ranks == 72);
+  CHECK(both.one_island_us == Approx(in.time_us).epsilon(1e-12));
   // Forcing an algorithm leaves the reference to auto: NVLSTree cannot run
   // on one island, NVLS can.
   CollectiveCost ring = model.collective({split, Collective::allreduce, kGiB, Algorithm::ring});

@@ -629,6 +629,12 @@ class Pricer {
 // Prices a query on its layout into `out`: every supported algorithm and
 // protocol (or the requested algorithm's protocols), choosing as NCCL's tuner
 // does (its own estimate) and timing the choice with the link model.
+// The ranks of the one-island reference: as many as the job's, at most the
+// largest island it touches.
+std::uint32_t one_island_ranks(const Layout& layout) {
+  return std::min(layout.n, std::max(layout.island_capacity, layout.max_group));
+}
+
 void price_layout(const Layout& layout, const GraphEntry& graphs, const CollectiveQuery& query, bool ramp,
                   CollectiveCost& out, bool candidates = true, double one_island_us = -1) {
   // Reset field by field: the tier and candidate arrays are only read up to
@@ -637,6 +643,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.time_us = 0;
   out.outside_us = 0;
   out.one_island_us = 0;
+  out.one_island_ranks = 0;
   out.algbw_gbps = 0;
   out.busbw_gbps = 0;
   out.reachable = true;
@@ -749,6 +756,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   if (layout.groups > 1) {
     if (one_island_us >= 0) {
       out.one_island_us = one_island_us;
+      out.one_island_ranks = one_island_ranks(layout);
       inside_us = one_island_us;
     }
     out.outside_us = std::max(0.0, out.time_us - std::min(inside_us, out.time_us));
@@ -758,17 +766,20 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   if (out.time_us - out.latency_us > out.latency_us) out.bottleneck = tiers.worst();
 }
 
-// The same query on as many ranks inside one island of the same kind (one
-// NCCL node: its graphs, channels, latencies), the algorithm chosen afresh
-// among the allowed ones: what the collective costs when it crosses no island
-// boundary. -1 inside one island, for all-to-all and sendrecv (whose
-// one-island traffic needs another layout), and where no allowed algorithm
-// runs on one island.
+// The same query inside one island of the same kind (one NCCL node: its
+// graphs, channels, latencies), the algorithm chosen afresh among the allowed
+// ones: what the collective costs when it crosses no island boundary. On as
+// many ranks when the largest island it touches would hold them; else on a
+// full island, the same buffer (an island of 1,440 GPUs does not exist, and a
+// ring through one would pay 2,878 steps no real job does). -1 inside one
+// island, for all-to-all and sendrecv (whose one-island traffic needs
+// another layout), and where no allowed algorithm runs on one island.
 double one_island_us(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query, bool ramp) {
   if (layout.groups < 2 || query.op == Collective::alltoall || query.op == Collective::sendrecv) return -1;
   Layout one = layout;
   one.groups = 1;
-  one.min_group = one.max_group = layout.n;
+  one.n = one_island_ranks(layout);
+  one.min_group = one.max_group = one.n;
   one.level_count = 0;
   CollectiveQuery q = query;
   q.algorithm = Algorithm::automatic;
@@ -798,6 +809,7 @@ void copy_result(const CollectiveCost& from, CollectiveCost& to) {
   to.latency_us = from.latency_us;
   to.outside_us = from.outside_us;
   to.one_island_us = from.one_island_us;
+  to.one_island_ranks = from.one_island_ranks;
   to.algbw_gbps = from.algbw_gbps;
   to.busbw_gbps = from.busbw_gbps;
   to.bottleneck = from.bottleneck;

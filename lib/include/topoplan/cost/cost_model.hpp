@@ -80,10 +80,12 @@ struct CollectiveCost {
   /// needs another layout, time_us minus the same algorithm and protocol on a
   /// free network (infinite bandwidth, no network latency). 0 inside one island.
   double outside_us = 0;
-  /// The same collective (algorithm chosen afresh, among the allowed ones) on
-  /// as many ranks inside one island of the same kind; 0 inside one island,
-  /// and for all-to-all and sendrecv.
+  /// The same collective (algorithm chosen afresh, among the allowed ones)
+  /// inside one island of the same kind: on as many ranks when the largest
+  /// island it touches holds them, else on a full island (one_island_ranks).
+  /// 0 inside one island, and for all-to-all and sendrecv.
   double one_island_us = 0;
+  std::uint32_t one_island_ranks = 0;
   double algbw_gbps = 0;            // bytes / time
   double busbw_gbps = 0;            // algbw x bus_factor
   /// Index into tiers() of the limiting tier; kNone when latency dominates.
