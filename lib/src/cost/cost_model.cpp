@@ -587,7 +587,8 @@ class Pricer {
   // pipeline fills, the slower mid sizes are. `inside`: as on one domain.
   double pipeline_unit(Algorithm a, int proto, double s, bool inside = false) const {
     if (a != Algorithm::nvls && a != Algorithm::nvlstree) return nccl::protocol_buffer(proto);
-    const int channels = a == Algorithm::nvls ? nvls_channels_ : std::min(nvls_channels_, nccl::nvls_channels(l_.arch, 1, 0, 0));
+    const int one_domain = nccl::nvls_channels(l_.arch, 1, 0, 0);
+    const int channels = a == Algorithm::nvls ? nvls_channels_ : std::min(nvls_channels_, one_domain);
     const double ops = static_cast<double>(channels) * std::max(1, nvls_.heads);
     const double unit = ops * nccl::nvls_chunk(false, l_.arch, 1, l_.min_group, s, ops);
     if (a == Algorithm::nvls || inside) return unit;
@@ -626,15 +627,16 @@ class Pricer {
   int nvls_channels_ = 16;
 };
 
-// Prices a query on its layout into `out`: every supported algorithm and
-// protocol (or the requested algorithm's protocols), choosing as NCCL's tuner
-// does (its own estimate) and timing the choice with the link model.
 // The ranks of the one-island reference: as many as the job's, at most the
 // largest island it touches.
 std::uint32_t one_island_ranks(const Layout& layout) {
   return std::min(layout.n, std::max(layout.island_capacity, layout.max_group));
 }
 
+// Prices a query on its layout into `out`: every supported algorithm and
+// protocol (or the requested algorithm's protocols), choosing as NCCL's tuner
+// does (its own estimate) and timing the choice with the link model.
+// `one_island_us` (when >= 0) is the reference outside_us is measured from.
 void price_layout(const Layout& layout, const GraphEntry& graphs, const CollectiveQuery& query, bool ramp,
                   CollectiveCost& out, bool candidates = true, double one_island_us = -1) {
   // Reset field by field: the tier and candidate arrays are only read up to
