@@ -300,11 +300,14 @@ TEST_CASE("NVLSTree across four boxes: NVLS inside, a tree of twice the data thr
   // twice the 0.3 us route.
   const double latency = 25 + 2 * 2 * (20.9 + 2 * 0.3);
   CHECK(c.latency_us == Approx(latency));
-  // 64 KiB chunks from four nodes on, on 16 channels of 8 heads: an 8 MiB
-  // unit; the first chunk crosses NVLS twice and the network tree's 4 hops.
+  // 64 KiB chunks from four nodes on, on 16 channels: the first chunk
+  // crosses NVLS twice and the network tree's 4 hops.
   const double chunks = 16 * 64.0 * 1024;
   const double fill = 2 * us(chunks, kNvl * 0.85) + 4 * us(chunks, alg) - us(chunks, alg);
-  const double unit = 16.0 * 8 * 64 * 1024;
+  // The ramp's unit: NVLS's on one box (16 channels x 8 heads x 128 KiB
+  // chunks at 1 GiB = 16 MiB), times the latency the pipeline must fill,
+  // NVLSTree's over NVLS's 25 us: more boxes, a slower ramp.
+  const double unit = 16.0 * 8 * 128 * 1024 * latency / 25;
   CHECK(c.time_us == Approx(latency + us(s, alg) / eta(s, unit) + fill).epsilon(1e-9));
 }
 

@@ -3,6 +3,8 @@
 // behind an oversubscribed spine.
 #include "topoplan/cost/cost_model.hpp"
 
+#include <array>
+
 #include <catch2/catch.hpp>
 
 #include "test_presets.hpp"
@@ -40,6 +42,59 @@ TEST_CASE("64 GPUs: one NVL72 rack beats two racks; all-to-all feels the NICs mo
   const double expected_ratio = (0.5 / 48) / ((63.0 / 64) / (18 * 40.1));
   CHECK(a2a2.time_us / a2a1.time_us == Approx(expected_ratio).epsilon(0.05));
   CHECK(a2a2.tiers()[a2a2.bottleneck].tier != Tier::scale_up);
+}
+
+TEST_CASE("crossing is priced against the same job inside one island") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  CostModel model(t);
+  auto one = named(t, "r0000-n[00-17]");
+  auto split = named(t, "r0000-n[00-08],r0001-n[00-08]");  // 36 + 36
+  REQUIRE(one.size() == 72);
+  REQUIRE(split.size() == 72);
+  CollectiveCost in = model.collective({one, Collective::allreduce, kGiB});
+  CollectiveCost across = model.collective({split, Collective::allreduce, kGiB});
+  CHECK(in.one_island_us == 0);
+  CHECK(in.outside_us == 0);
+  // The reference is the 72 GPUs of one rack, priced on their own.
+  CHECK(across.one_island_us == Approx(in.time_us).epsilon(1e-12));
+  CHECK(across.outside_us == Approx(across.time_us - in.time_us).epsilon(1e-12));
+  CHECK(across.outside_us > 0.05 * across.time_us);
+  CHECK(across.one_island_ranks == 72);
+  // 144 GPUs: no island holds them; the reference is a full rack, same buffer.
+  CollectiveCost both = model.collective({first(t, 144), Collective::allreduce, kGiB});
+  CHECK(both.one_island_ranks == 72);
+  CHECK(both.one_island_us == Approx(in.time_us).epsilon(1e-12));
+  // Forcing an algorithm leaves the reference to auto: NVLSTree cannot run
+  // on one island, NVLS can.
+  CollectiveCost ring = model.collective({split, Collective::allreduce, kGiB, Algorithm::ring});
+  CHECK(ring.one_island_us == Approx(in.time_us).epsilon(1e-12));
+  // All-to-all keeps the free-network reference: no one-island time.
+  CollectiveCost a2a = model.collective({split, Collective::alltoall, kGiB});
+  CHECK(a2a.one_island_us == 0);
+  CHECK(a2a.outside_us > 0);
+}
+
+TEST_CASE("a full-rack all-reduce slows with every NVL72 rack it spans; most at mid sizes") {
+  Topology t = preset("gb200-nvl72:racks=20");
+  CostModel model(t);
+  auto busbw = [&](std::uint32_t racks, std::uint64_t bytes) {
+    return model.collective({first(t, 72 * racks), Collective::allreduce, bytes}).busbw_gbps;
+  };
+  const std::uint64_t mid = std::uint64_t{64} << 20, large = std::uint64_t{16} << 30;
+  const std::array<std::uint32_t, 5> racks = {1, 2, 4, 8, 20};
+  for (std::size_t i = 1; i < racks.size(); ++i) {
+    CAPTURE(racks[i]);
+    CHECK(busbw(racks[i], mid) < busbw(racks[i - 1], mid));
+    CHECK(busbw(racks[i], std::uint64_t{512} << 20) < busbw(racks[i - 1], std::uint64_t{512} << 20));
+    CHECK(busbw(racks[i], large) < busbw(racks[i - 1], large));
+  }
+  // Public runs fall 2-5x across many racks, most at mid sizes; large
+  // buffers keep most of one rack's rate (the NVLS side binds).
+  const double mid_fall = busbw(1, mid) / busbw(20, mid);
+  const double large_fall = busbw(1, large) / busbw(20, large);
+  CHECK(mid_fall >= 2.0);
+  CHECK(mid_fall <= 5.0);
+  CHECK(large_fall < mid_fall);
 }
 
 TEST_CASE("spreading over leaves behind an 8:1 spine costs the uplinks") {

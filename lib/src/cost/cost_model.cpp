@@ -368,7 +368,7 @@ class Pricer {
     // RCCL's LL ratio is what LL reaches at the sizes RCCL gives it (up to
     // 1 MiB): its ramp is in it already.
     const bool measured_ratio = amd() && p == Protocol::ll;
-    const double eta = ramp_ && !measured_ratio ? nccl::ramp_efficiency(s, pipeline_unit(a, proto, s)) : 1.0;
+    const double eta = ramp_ && !measured_ratio ? nccl::ramp_efficiency(s, pipeline_unit(a, proto, s, inside)) : 1.0;
     return latency_us + transfer_us(s, alg) / eta + fill_us(a, p, s, alg, inside);
   }
 
@@ -574,14 +574,26 @@ class Pricer {
     return 0;
   }
 
-  // The data one pipeline step of the algorithm holds: a protocol buffer for
-  // rings and trees; for NVLS and NVLSTree one chunk on every channel of
-  // every head (enqueue.cc: NCCL's concurrentOps x chunkSize, with its chunk
-  // shrunk for mid sizes).
-  double pipeline_unit(Algorithm a, int proto, double s) const {
+  // The ramp's unit (nccl::ramp_efficiency): a protocol buffer for rings and
+  // trees; for NVLS one chunk on every channel of every head (enqueue.cc:
+  // NCCL's concurrentOps x chunkSize, with its chunk shrunk for mid sizes).
+  // The square-root law is the optimum of a pipeline whose stages each cost a
+  // fixed latency, T = (sqrt(stages x latency) + sqrt(S/B))^2: its unit grows
+  // with the latency the pipeline must fill, not with the chunk NCCL picks
+  // (the chunk is NCCL's answer to that latency). NVLSTree is NVLS's pipeline
+  // with 2 log2(nodes) network stages added (its network tree up and down),
+  // so its unit is what NVLS's would be on one domain of these heads, times
+  // NCCL's NVLSTree latency over NVLS's: the more islands, the later the
+  // pipeline fills, the slower mid sizes are. `inside`: as on one domain.
+  double pipeline_unit(Algorithm a, int proto, double s, bool inside = false) const {
     if (a != Algorithm::nvls && a != Algorithm::nvlstree) return nccl::protocol_buffer(proto);
-    const double ops = static_cast<double>(nvls_channels_) * std::max(1, nvls_.heads);
-    return ops * nccl::nvls_chunk(a == Algorithm::nvlstree, l_.arch, l_.groups, l_.min_group, s, ops);
+    const int one_domain = nccl::nvls_channels(l_.arch, 1, 0, 0);
+    const int channels = a == Algorithm::nvls ? nvls_channels_ : std::min(nvls_channels_, one_domain);
+    const double ops = static_cast<double>(channels) * std::max(1, nvls_.heads);
+    const double unit = ops * nccl::nvls_chunk(false, l_.arch, 1, l_.min_group, s, ops);
+    if (a == Algorithm::nvls || inside) return unit;
+    const double nvls_latency = nccl::kHwLatency[nccl::kNvlink][nccl::kNvls][kSimple];
+    return unit * latency(a, Protocol::simple, Collective::allreduce, s) / nvls_latency;
   }
 
   double nvls_efficiency() const { return nccl::kNvlsEfficiency[static_cast<std::size_t>(l_.arch)]; }
@@ -615,16 +627,25 @@ class Pricer {
   int nvls_channels_ = 16;
 };
 
+// The ranks of the one-island reference: as many as the job's, at most the
+// largest island it touches.
+std::uint32_t one_island_ranks(const Layout& layout) {
+  return std::min(layout.n, std::max(layout.island_capacity, layout.max_group));
+}
+
 // Prices a query on its layout into `out`: every supported algorithm and
 // protocol (or the requested algorithm's protocols), choosing as NCCL's tuner
 // does (its own estimate) and timing the choice with the link model.
+// `one_island_us` (when >= 0) is the reference outside_us is measured from.
 void price_layout(const Layout& layout, const GraphEntry& graphs, const CollectiveQuery& query, bool ramp,
-                  CollectiveCost& out, bool candidates = true) {
+                  CollectiveCost& out, bool candidates = true, double one_island_us = -1) {
   // Reset field by field: the tier and candidate arrays are only read up to
   // their counts, and clearing them would dominate the cost of small queries.
   out.latency_us = 0;
   out.time_us = 0;
   out.outside_us = 0;
+  out.one_island_us = 0;
+  out.one_island_ranks = 0;
   out.algbw_gbps = 0;
   out.busbw_gbps = 0;
   out.reachable = true;
@@ -720,9 +741,9 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   best_priced.time_us = best_time;
   best_priced.latency_us = best_latency;
   // What the choice would cost if leaving the groups were free: its inside
-  // tiers, no network latency.
+  // tiers, no network latency (the reference where no one-island time is).
   double inside_us = 0;
-  if (layout.groups > 1 && best_priced.time_us < kInf) {
+  if (layout.groups > 1 && one_island_us < 0 && best_priced.time_us < kInf) {
     const double lat = pricer.latency(best_algorithm, best_protocol, query.op, s, true);
     inside_us = pricer.physical_us(best_algorithm, best_protocol, query.op, s, tiers.time_us(true), lat, true);
   }
@@ -734,10 +755,43 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
     return;
   }
   out.time_us = best_priced.time_us;
-  if (layout.groups > 1) out.outside_us = std::max(0.0, out.time_us - std::min(inside_us, out.time_us));
+  if (layout.groups > 1) {
+    if (one_island_us >= 0) {
+      out.one_island_us = one_island_us;
+      out.one_island_ranks = one_island_ranks(layout);
+      inside_us = one_island_us;
+    }
+    out.outside_us = std::max(0.0, out.time_us - std::min(inside_us, out.time_us));
+  }
   out.algbw_gbps = s / (out.time_us * 1e3);
   out.busbw_gbps = out.algbw_gbps * bus_factor(query.op, layout.n);
   if (out.time_us - out.latency_us > out.latency_us) out.bottleneck = tiers.worst();
+}
+
+// The same query inside one island of the same kind (one NCCL node: its
+// graphs, channels, latencies), the algorithm chosen afresh among the allowed
+// ones: what the collective costs when it crosses no island boundary. On as
+// many ranks when the largest island it touches would hold them; else on a
+// full island, the same buffer (an island of 1,440 GPUs does not exist, and a
+// ring through one would pay 2,878 steps no real job does). -1 inside one
+// island, for all-to-all and sendrecv (whose one-island traffic needs
+// another layout), and where no allowed algorithm runs on one island.
+double one_island_us(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query, bool ramp) {
+  if (layout.groups < 2 || query.op == Collective::alltoall || query.op == Collective::sendrecv) return -1;
+  Layout one = layout;
+  one.groups = 1;
+  one.n = one_island_ranks(layout);
+  one.min_group = one.max_group = one.n;
+  one.level_count = 0;
+  CollectiveQuery q = query;
+  q.algorithm = Algorithm::automatic;
+  const GraphEntry& graphs = graphs_of(s, one);
+  bool any = false;
+  for (Algorithm a : Pricer(one, graphs, ramp).automatic(q.op)) any = any || (q.allowed & algorithm_bit(a)) != 0;
+  if (!any) return -1;
+  CollectiveCost ref;
+  price_layout(one, graphs, q, ramp, ref, false);
+  return ref.reachable ? ref.time_us : -1;
 }
 
 // Copies a result without its candidates (none are listed without them).
@@ -756,6 +810,8 @@ void copy_result(const CollectiveCost& from, CollectiveCost& to) {
   to.time_us = from.time_us;
   to.latency_us = from.latency_us;
   to.outside_us = from.outside_us;
+  to.one_island_us = from.one_island_us;
+  to.one_island_ranks = from.one_island_ranks;
   to.algbw_gbps = from.algbw_gbps;
   to.busbw_gbps = from.busbw_gbps;
   to.bottleneck = from.bottleneck;
@@ -781,8 +837,9 @@ void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const Colle
     return;
   }
   m.valid = false;
+  const double one = one_island_us(s, layout, query, ramp);
   m.graphs = graphs_of(s, layout);
-  price_layout(layout, m.graphs, query, ramp, out, false);
+  price_layout(layout, m.graphs, query, ramp, out, false, one);
   m.layout = layout;
   std::copy_n(layout.levels, layout.level_count, m.levels.begin());
   m.layout.levels = m.levels.data();
@@ -796,10 +853,13 @@ void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const Colle
 
 void price_query(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query, bool ramp,
                  CollectiveCost& out, bool candidates) {
-  if (candidates)
-    price_layout(layout, graphs_of(s, layout), query, ramp, out, true);
-  else
+  if (candidates) {
+    // First: the reference's graphs may take the slot of the layout's.
+    const double one = one_island_us(s, layout, query, ramp);
+    price_layout(layout, graphs_of(s, layout), query, ramp, out, true, one);
+  } else {
     price_layout_alike(s, layout, query, ramp, out);
+  }
 }
 
 }  // namespace
@@ -828,7 +888,8 @@ CollectiveCost CostModel::collective(const CollectiveQuery& query) const {
   if (query.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   CollectiveCost out;
-  price_layout(layout, graphs_of(*scratch_, layout), query, options_.size_efficiency, out);
+  const double one = one_island_us(*scratch_, layout, query, options_.size_efficiency);
+  price_layout(layout, graphs_of(*scratch_, layout), query, options_.size_efficiency, out, true, one);
   return out;
 }
 
@@ -841,7 +902,8 @@ std::vector<CollectiveCost> CostModel::sweep(const CollectiveQuery& query, std::
   CollectiveQuery q = query;
   for (std::uint64_t size = from; size <= to; size *= 2) {
     q.bytes = size;
-    price_layout(layout, graphs_of(*scratch_, layout), q, options_.size_efficiency, out.emplace_back());
+    const double one = one_island_us(*scratch_, layout, q, options_.size_efficiency);
+    price_layout(layout, graphs_of(*scratch_, layout), q, options_.size_efficiency, out.emplace_back(), true, one);
     if (size > to / 2) break;
   }
   return out;

@@ -58,6 +58,8 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
   j.field("latency_us", c.latency_us, 3);
   j.field("outside_us", c.outside_us, 3);
   j.field("outside_share", outside_share(c), 4);
+  j.field("one_island_us", c.one_island_us, 3);
+  j.field("one_island_ranks", c.one_island_ranks);
   j.field("algbw_gbps", c.algbw_gbps, 3);
   j.field("busbw_gbps", c.busbw_gbps, 3);
   j.field("bottleneck", bottleneck_text(model, c));
@@ -141,7 +143,12 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
   fmt::print(out, "  algbw       {} GB/s\n", fixed(c.algbw_gbps, 2));
   fmt::print(out, "  busbw       {} GB/s\n", fixed(c.busbw_gbps, 2));
   fmt::print(out, "  bottleneck  {}\n", bottleneck_text(model, c));
-  if (c.islands > 1)
+  if (c.islands > 1 && c.one_island_us > 0)
+    fmt::print(out, "  crossing    {} us ({:.1f}% of the time) for spanning {} {}: {} us on {} of one {}\n",
+               fixed(c.outside_us, 3), 100 * outside_share(c), c.islands, c.scale_up ? "scale-up islands" : "nodes",
+               fixed(c.one_island_us, 3), plural(c.one_island_ranks, c.generation == Generation::lpu ? "LPU" : "GPU"),
+               c.scale_up ? "island" : "node");
+  else if (c.islands > 1)
     fmt::print(out, "  outside     {} us ({:.1f}% of the time) leaving the {} {}\n", fixed(c.outside_us, 3),
                100 * outside_share(c), c.islands, c.scale_up ? "scale-up islands" : "nodes");
   if (c.tier_count > 0) {

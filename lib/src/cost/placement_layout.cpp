@@ -184,6 +184,7 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
     l.all_switched = l.all_switched && g.switched;
     l.max_group = std::max(l.max_group, g.size);
     l.min_group = std::min(l.min_group, g.size);
+    l.island_capacity = std::max(l.island_capacity, g.island != kNone ? fabric.islands().size[g.island] : g.size);
   }
   // Several groups inside one node talk over PCIe, not the network.
   const bool via_pcie = l.groups > 1 && l.single_node;
@@ -457,6 +458,7 @@ bool same_figures(const Layout& a, const Layout& b) {
         a.generation == b.generation && a.arch == b.arch && a.lpu == b.lpu && a.all_scale_up == b.all_scale_up &&
         a.all_switched == b.all_switched && a.ll128 == b.ll128 && a.amd_host == b.amd_host &&
         a.arm_host == b.arm_host && a.max_group == b.max_group && a.min_group == b.min_group &&
+        a.island_capacity == b.island_capacity &&
         a.local_bw == b.local_bw && a.local_pcie == b.local_pcie && a.switch_bw == b.switch_bw &&
         a.nic_bw == b.nic_bw && a.socket_bw == b.socket_bw && a.island_bw == b.island_bw &&
         a.island_level == b.island_level && a.nics_min == b.nics_min && a.nic_mean_min == b.nic_mean_min &&

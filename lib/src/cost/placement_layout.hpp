@@ -59,6 +59,7 @@ struct Layout {
   bool arm_host = false;
   std::uint32_t max_group = 0;  // ranks per group
   std::uint32_t min_group = 0;
+  std::uint32_t island_capacity = 0;  // accelerators of the largest island (or node's group) the ranks touch
 
   // Per rank, inside its group (the slowest rank).
   double local_bw = 0;

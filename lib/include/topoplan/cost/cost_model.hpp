@@ -75,10 +75,17 @@ struct CollectiveCost {
   bool scale_up = true;             // the islands are scale-up islands, not PCIe-only nodes
   double time_us = 0;
   double latency_us = 0;            // the latency part of time_us
-  /// The part of time_us spent leaving the scale-up islands: time_us minus the
-  /// time of the same algorithm and protocol if the network tiers were free
-  /// (infinite bandwidth, no network latency). 0 inside one island.
+  /// What crossing the island boundaries costs: time_us minus one_island_us
+  /// (never below 0). For all-to-all and sendrecv, whose one-island form
+  /// needs another layout, time_us minus the same algorithm and protocol on a
+  /// free network (infinite bandwidth, no network latency). 0 inside one island.
   double outside_us = 0;
+  /// The same collective (algorithm chosen afresh, among the allowed ones)
+  /// inside one island of the same kind: on as many ranks when the largest
+  /// island it touches holds them, else on a full island (one_island_ranks).
+  /// 0 inside one island, and for all-to-all and sendrecv.
+  double one_island_us = 0;
+  std::uint32_t one_island_ranks = 0;
   double algbw_gbps = 0;            // bytes / time
   double busbw_gbps = 0;            // algbw x bus_factor
   /// Index into tiers() of the limiting tier; kNone when latency dominates.
