@@ -13,6 +13,7 @@
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/io/topology_yaml.hpp"
 #include "topoplan/placement/job_levels.hpp"
+#include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/support/json_writer.hpp"
 
 namespace topoplan {
@@ -137,8 +138,11 @@ void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
 
 namespace {
 
+// The parallelism printed is the one priced: a job that gives none (a
+// `nodes: K` job) is priced as data parallelism over all its accelerators
+// (JobPricer::parallelism_of), so that is what a placed job shows.
 template <typename Writer>
-void write_job_spec(Writer& w, const Job& job) {
+void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement) {
   w.field("kind", job.kind == JobKind::training ? "training" : "inference");
   if (job.nodes)
     w.field("nodes", job.nodes);
@@ -147,9 +151,12 @@ void write_job_spec(Writer& w, const Job& job) {
   else
     w.field("gpus", job.per_replica);
   if (job.min_replicas) w.field("min_replicas", job.min_replicas);
+  const Parallelism priced = placement.placed && !placement.replicas.empty()
+                                 ? JobPricer::parallelism_of(job, placement.replicas.front().size())
+                                 : job.parallelism;
   w.key("parallelism").begin_object();
-  w.field("tp", job.parallelism.tp).field("pp", job.parallelism.pp).field("dp", job.parallelism.dp);
-  w.field("ep", job.parallelism.ep).end_object();
+  w.field("tp", priced.tp).field("pp", priced.pp).field("dp", priced.dp);
+  w.field("ep", priced.ep).end_object();
   if (job.required) w.field("required", *job.required);
   if (job.preferred) w.field("preferred", *job.preferred);
   if (job.spread) w.field("spread", *job.spread);
@@ -203,7 +210,7 @@ void write_plan_json(JsonWriter& j, const Topology& t, const Plan& plan) {
     const JobPlacement& p = plan.placements[i];
     j.begin_object().field("name", job.name).field("placed", p.placed);
     j.key("job").begin_object();
-    write_job_spec(j, job);
+    write_job_spec(j, job, p);
     j.end_object();
     Span span = span_of(t, p);
     j.key("devices").begin_array();
@@ -394,7 +401,7 @@ void write_plan_yaml(std::ostream& out, const Topology& t, const Plan& plan) {
     fmt::print(out, "  - name: {}\n", YamlMap::quote(job.name));
     YamlMap map(out, 4);
     YamlSpec spec(map);
-    write_job_spec(spec, job);
+    write_job_spec(spec, job, p);
     map.field("placed", p.placed);
     if (p.replicas.size() > 1) {
       fmt::print(out, "    replica_devices:\n");
