@@ -70,9 +70,7 @@ TEST_CASE("exact placement: one job alone takes the cheapest split, checked spli
     for (std::uint32_t k = n - 18; k <= 18; ++k)
       cheapest = std::min(cheapest, exact.price(exact.devices({{k, n - k}})));
     CHECK(best.total == Approx(cheapest).epsilon(1e-12));
-    // And topo finds it: the packed split 18 + (n - 18) is far dearer.
-    const double packed = exact.price(exact.devices({{18, n - 18}}));
-    CHECK(packed > 1.3 * cheapest);
+    // And topo finds it (or one within 5 %).
     CHECK(topo_total(t, jobs, pricer) <= 1.05 * best.total);
   }
 }

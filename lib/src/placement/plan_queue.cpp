@@ -68,8 +68,18 @@ Plan plan_jobs(const Topology& topology, std::vector<Job> jobs, const PlanOption
   if (options.policy == "topo" && options.pricer) {
     LocalSearchResult improved = improve_placements(state, jobs, ids, order, *options.pricer);
     if (improved.moves > 0)
-      for (std::size_t j = 0; j < jobs.size(); ++j)
-        if (ids[j] != kNone) plan.placements[j] = state.placement(ids[j]);
+      for (std::size_t j : order) {
+        if (ids[j] != kNone) {
+          plan.placements[j] = state.placement(ids[j]);
+          continue;
+        }
+        // The space has changed since this job was turned away: try it
+        // again, so that it is placed if it now fits and its reason tells
+        // what is free now.
+        PlannerState::PlaceResult r = state.place(jobs[j]);
+        ids[j] = r.id;
+        plan.placements[j] = std::move(r.placement);
+      }
   }
   plan.jobs = std::move(jobs);
 
