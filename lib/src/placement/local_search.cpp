@@ -25,7 +25,7 @@ class Search {
          std::size_t work)
       : s_(state), jobs_(jobs), ids_(ids), pricer_(pricer), work_(work) {}
 
-  bool affordable(std::size_t placements) const { return placed() + placements <= work_; }
+  bool affordable(std::size_t work) const { return spent_ + work <= work_; }
 
   // Prices the queue's placed jobs as price_plan does: per job the dearest
   // replica with every job's traffic sharing links; the sum over jobs.
@@ -101,7 +101,7 @@ class Search {
       std::vector<double> per_job;
       double total = objective(per_job);
       const std::size_t placed = placed_count();
-      if (placed > placed_ || (placed == placed_ && total < total_ * (1 - kGain) && total_ - total > 0)) {
+      if (placed > placed_ || (placed == placed_ && total < total_ * (1 - kGain))) {
         std::size_t n = problems();
         if (n <= problems_) {
           total_ = total;
@@ -139,7 +139,6 @@ class Search {
   std::size_t moves = 0;
 
  private:
-  std::size_t placed() const { return spent_; }
   void spend(std::size_t n) { spent_ += n; }
 
   PlannerState& s_;
