@@ -57,6 +57,11 @@ inline std::vector<QualityInstance> quality_instances() {
   - {name: eval-8b, nodes: 2, workload: {parameters: 8B}}
   - {name: pretrain-70b-b, nodes: 16, parallelism: {tp: 4, pp: 4, dp: 4}, workload: {parameters: 70B, activation_bytes: 128MiB}}
 )"},
+      {"nvl72-3r-two-span", "gb200-nvl72:racks=3", "rack", R"(jobs:
+  - {name: finetune-8b, nodes: 4, workload: {parameters: 8B}}
+  - {name: pretrain-70b, nodes: 24, workload: {parameters: 70B}}
+  - {name: pretrain-405b, nodes: 24, parallelism: {tp: 4, pp: 4, dp: 6}, workload: {parameters: 405B, activation_bytes: 256MiB}}
+)"},
       {"superpod-2su", "dgx-h100:nodes=64", "su", R"(jobs:
   - {name: finetune-13b, nodes: 8, workload: {parameters: 13B}}
   - {name: pretrain-175b, nodes: 40, parallelism: {tp: 8, pp: 8, dp: 5}, workload: {parameters: 175B, activation_bytes: 192MiB}}
