@@ -58,3 +58,13 @@ TEST_CASE("split sizing: a child without room for its share leaves it to the oth
   CHECK(balanced_splits(view, su, 18, {1}).empty());
   CHECK(balanced_splits(view, su, 23, {1}).empty());
 }
+
+TEST_CASE("split sizing: without one_more, only the fewest children") {
+  Topology t = preset("gb200-nvl72:racks=3");
+  Occupancy occ(t);
+  CapacityView view(occ, true);
+  const DomainId su = t.domains_at(*t.find_level("su")).first;
+  std::vector<Split> splits = balanced_splits(view, su, 20, {1}, false);
+  REQUIRE(splits.size() == 1);
+  CHECK(shares(t, su, splits[0]) == Shares{{0, 10}, {1, 10}});
+}

@@ -45,7 +45,7 @@ bool same(const Split& a, const Split& b) {
 }  // namespace
 
 std::vector<Split> balanced_splits(const CapacityView& view, DomainId domain, std::uint32_t units,
-                                   const std::vector<std::uint32_t>& alignments) {
+                                   const std::vector<std::uint32_t>& alignments, bool one_more) {
   const Topology& t = view.topology();
   const Domain& d = t.domain(domain);
   std::vector<Split> out;
@@ -65,6 +65,7 @@ std::vector<Split> balanced_splits(const CapacityView& view, DomainId domain, st
     while (fewest < children.size() && sum < units) sum += children[fewest++].first;
     if (sum < units || fewest < 2) continue;
     for (std::size_t k : {fewest, fewest + 1}) {
+      if (k > fewest && !one_more) break;
       Split split = balance(children, k, units, unit);
       if (split.empty()) continue;
       if (std::none_of(out.begin(), out.end(), [&](const Split& s) { return same(s, split); }))

@@ -24,13 +24,14 @@ using Split = std::vector<SplitShare>;
 
 /// Balanced splits of `units` over the children of `domain` with room (each
 /// child's usable count rounded down to a multiple of the alignment): over
-/// the fewest children that hold it and over one more, each child an equal
+/// the fewest children that hold it and (with `one_more`) over one more,
+/// each child an equal
 /// share (the smallest-capacity child first, each taking an equal part of
 /// what is left), in multiples of each alignment of `alignments` (e.g. a
 /// model replica's units, then one TP group's). At most 2 x alignments
 /// splits, distinct, in that order; none when one child holds it all or the
 /// domain is a node.
 std::vector<Split> balanced_splits(const CapacityView& view, DomainId domain, std::uint32_t units,
-                                   const std::vector<std::uint32_t>& alignments);
+                                   const std::vector<std::uint32_t>& alignments, bool one_more = true);
 
 }  // namespace topoplan

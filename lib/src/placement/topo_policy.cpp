@@ -131,7 +131,10 @@ std::vector<std::vector<std::uint32_t>> balanced(const CapacityView& view, Domai
     alignments.push_back(std::max(1u, granule.group));
     if (granule.node != granule.group) alignments.push_back(std::max(1u, granule.node));
   }
-  for (const Split& split : balanced_splits(view, domain, units, alignments)) {
+  // Over nodes, only the fewest that hold it: one node more is what the
+  // fewest-nodes fill and the greedy fill already weigh, and this is the
+  // common case for small jobs, where every candidate costs.
+  for (const Split& split : balanced_splits(view, domain, units, alignments, !child_is_node)) {
     std::vector<std::uint32_t> out;
     bool ok = true;
     for (const SplitShare& share : split)
