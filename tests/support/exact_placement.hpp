@@ -53,7 +53,7 @@ class ExactPlacement {
   /// `required` level, when coarser than or equal to `level`, keeps all its
   /// domains inside one domain of that level.
   ExactPlacement(const Topology& t, const std::vector<Job>& jobs, LevelIndex level, const PlanPricer& pricer)
-      : t_(t), jobs_(jobs), level_(level), pricer_(pricer) {
+      : t_(t), jobs_(jobs), pricer_(pricer) {
     const std::uint32_t node_size = typical_node_accelerators(t);
     auto [first, last] = t.domains_at(level);
     for (DomainId d = first; d < last; ++d) {
@@ -206,7 +206,7 @@ class ExactPlacement {
     for (std::size_t i = depth; i < order_.size(); ++i) rest += cheapest_[order_[i]];
     if (prune && result_.found && bound + rest >= result_.total * (1 - 1e-12)) return;
     if (depth == order_.size()) {
-      leaf(bound);
+      leaf();
       return;
     }
     const std::size_t j = order_[depth];
@@ -226,7 +226,7 @@ class ExactPlacement {
     counts_[j].assign(domains_.size(), 0);
   }
 
-  void leaf(double alone_sum) {
+  void leaf() {
     ++result_.leaves;
     std::vector<std::vector<DeviceId>> ranks = devices(counts_);
     std::vector<const Job*> jobs;
@@ -237,7 +237,6 @@ class ExactPlacement {
       total += std::max(0.0, shared[j]);
       if (shared[j] < pricer_.step_seconds(jobs_[j], ranks[j]) * (1 - 1e-9)) ++result_.violations;
     }
-    (void)alone_sum;
     if (!result_.found || total < result_.total) {
       result_.found = true;
       result_.total = total;
@@ -248,7 +247,6 @@ class ExactPlacement {
 
   const Topology& t_;
   const std::vector<Job>& jobs_;
-  LevelIndex level_;
   const PlanPricer& pricer_;
   std::vector<DomainId> domains_;
   std::vector<std::vector<DomainId>> nodes_;  // per domain, its nodes with accelerators

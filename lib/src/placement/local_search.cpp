@@ -1,7 +1,6 @@
 #include "local_search.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 #include "topoplan/model/node_size.hpp"
 #include "topoplan/placement/placement_check.hpp"
