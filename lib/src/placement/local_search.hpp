@@ -1,17 +1,19 @@
 // The queue-level improvement pass after the greedy placement (plan_jobs):
 // placing in priority and file order, an early job can take the spot that
 // forces a later, heavier communicator across racks. The pass tries, on the
-// planner state's own verbs (release, place, restore):
-//   1. the whole queue again with the heaviest communicators first (by their
-//      step time alone in the greedy plan), for queues small enough;
-//   2. each job re-placed with the others where they are, dearest first;
-//   3. pairs: a dear job placed first, then the other job of the pair,
-//      so it gets the spot the other took.
-//   4. a job the greedy pass left out placed first, then a job it displaces.
-// A move is kept only when it places more of the queue, or as many with less
-// summed shared step seconds (what price_plan totals: contention between the
-// queue's jobs included), every job placed before is still placed and
-// check_plan finds no more problems than before. Moves are tried in a fixed order, so the result is deterministic.
+// planner state's own verbs (release, place, restore), in this order:
+//   1. the whole queue again, the heaviest communicators first (by their
+//      shared step time in the greedy plan), then the largest first;
+//   2. a job the greedy pass left out placed first, then a job it displaces;
+//   3. each job re-placed with the others where they are, dearest first;
+//   4. pairs: a dear job placed first, then the other job of the pair, so it
+//      gets the spot the other took (and the other way round).
+// 2 to 4 repeat, up to 3 rounds, while they improve. A move is kept only
+// when it places more of the queue, or as many with less summed shared step
+// seconds (what price_plan totals: contention between the queue's jobs
+// included), every job placed before is still placed and check_plan finds
+// no more problems than before. The order is fixed, so the result is
+// deterministic.
 //
 // The pass is bounded by work, not by the clock: each candidate costs one
 // pricing of the whole queue and some placements, and the budget of job
