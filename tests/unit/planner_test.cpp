@@ -2,6 +2,7 @@
 #include "topoplan/placement/planner.hpp"
 
 #include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include "test_presets.hpp"
 
@@ -189,6 +190,27 @@ TEST_CASE("unknown levels in jobs are input errors with the job's position") {
     CHECK(e.diagnostics().front().str() ==
           "jobs.yaml:2:5: job 'a': required level 'rakc' is not a level of topology 'gb200-nvl72' (cluster, su, rack, "
           "node); did you mean 'rack'?");
+  }
+}
+
+TEST_CASE("a written plan shows the parallelism it was priced with") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  // A whole-node job without parallelism is priced as data parallelism over
+  // all its GPUs (2 trays of 4): the plan says dp 8, not 1 x 1 x 1, and reads
+  // back as the same job. An unplaced one shows what it asked.
+  Plan p = plan(t, "jobs: [{name: a, nodes: 2}, {name: b, gpus: 8, parallelism: {tp: 4, dp: 2}}, {name: c, nodes: 99}]");
+  std::ostringstream json;
+  write_plan_json(json, t, p);
+  YAML::Node doc = YAML::Load(json.str());
+  CHECK(doc["jobs"][0]["job"]["parallelism"]["dp"].as<int>() == 8);
+  CHECK(doc["jobs"][0]["job"]["parallelism"]["tp"].as<int>() == 1);
+  CHECK(doc["jobs"][1]["job"]["parallelism"]["tp"].as<int>() == 4);
+  CHECK(doc["jobs"][1]["job"]["parallelism"]["dp"].as<int>() == 2);
+  CHECK(doc["jobs"][2]["job"]["parallelism"]["dp"].as<int>() == 1);
+  for (bool as_json : {false, true}) {
+    Plan back = reread(t, p, as_json);
+    CHECK(back.jobs[0].parallelism.dp == 8);
+    CHECK(back.placements[0].replicas == p.placements[0].replicas);
   }
 }
 

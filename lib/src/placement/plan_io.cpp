@@ -12,7 +12,9 @@
 #include "topoplan/cost/cost_report.hpp"
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/io/topology_yaml.hpp"
+#include "topoplan/model/node_size.hpp"
 #include "topoplan/placement/job_levels.hpp"
+#include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/support/json_writer.hpp"
 
 namespace topoplan {
@@ -137,8 +139,14 @@ void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
 
 namespace {
 
+// The parallelism printed is the one priced: a job that gives none (a
+// `nodes: K` job) is priced as data parallelism over all its accelerators
+// (JobPricer::parallelism_of), so that is what a placed job shows, when its
+// devices are as many as it asks (`node_size` accelerators per node); a
+// hand-written placement of another size keeps what the job says, so that
+// the plan reads back.
 template <typename Writer>
-void write_job_spec(Writer& w, const Job& job) {
+void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, std::uint32_t node_size) {
   w.field("kind", job.kind == JobKind::training ? "training" : "inference");
   if (job.nodes)
     w.field("nodes", job.nodes);
@@ -147,9 +155,13 @@ void write_job_spec(Writer& w, const Job& job) {
   else
     w.field("gpus", job.per_replica);
   if (job.min_replicas) w.field("min_replicas", job.min_replicas);
+  const std::size_t ranks = placement.placed && !placement.replicas.empty() ? placement.replicas.front().size() : 0;
+  const std::size_t asked = job.nodes ? std::size_t{job.nodes} * node_size : job.per_replica;
+  const Parallelism priced =
+      ranks > 0 && ranks == asked ? JobPricer::parallelism_of(job, ranks) : job.parallelism;
   w.key("parallelism").begin_object();
-  w.field("tp", job.parallelism.tp).field("pp", job.parallelism.pp).field("dp", job.parallelism.dp);
-  w.field("ep", job.parallelism.ep).end_object();
+  w.field("tp", priced.tp).field("pp", priced.pp).field("dp", priced.dp);
+  w.field("ep", priced.ep).end_object();
   if (job.required) w.field("required", *job.required);
   if (job.preferred) w.field("preferred", *job.preferred);
   if (job.spread) w.field("spread", *job.spread);
@@ -198,12 +210,13 @@ void write_plan_json(JsonWriter& j, const Topology& t, const Plan& plan) {
   j.begin_object();
   j.field("topology", plan.topology).field("policy", plan.policy);
   j.key("jobs").begin_array();
+  const std::uint32_t node_size = typical_node_accelerators(t);
   for (std::size_t i = 0; i < plan.jobs.size(); ++i) {
     const Job& job = plan.jobs[i];
     const JobPlacement& p = plan.placements[i];
     j.begin_object().field("name", job.name).field("placed", p.placed);
     j.key("job").begin_object();
-    write_job_spec(j, job);
+    write_job_spec(j, job, p, node_size);
     j.end_object();
     Span span = span_of(t, p);
     j.key("devices").begin_array();
@@ -388,13 +401,14 @@ void yaml_list(std::ostream& out, int indent, std::string_view key, const std::v
 void write_plan_yaml(std::ostream& out, const Topology& t, const Plan& plan) {
   fmt::print(out, "# topoplan plan: read back with 'topoplan evaluate TOPO PLAN' or '--occupied PLAN'\n");
   fmt::print(out, "topology: {}\npolicy: {}\njobs:\n", YamlMap::quote(plan.topology), YamlMap::quote(plan.policy));
+  const std::uint32_t node_size = typical_node_accelerators(t);
   for (std::size_t i = 0; i < plan.jobs.size(); ++i) {
     const Job& job = plan.jobs[i];
     const JobPlacement& p = plan.placements[i];
     fmt::print(out, "  - name: {}\n", YamlMap::quote(job.name));
     YamlMap map(out, 4);
     YamlSpec spec(map);
-    write_job_spec(spec, job);
+    write_job_spec(spec, job, p, node_size);
     map.field("placed", p.placed);
     if (p.replicas.size() > 1) {
       fmt::print(out, "    replica_devices:\n");

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "job_shape.hpp"
+#include "local_search.hpp"
 #include "planner_core.hpp"
 #include "topoplan/model/node_size.hpp"
 #include "topoplan/placement/planner.hpp"
@@ -55,7 +56,31 @@ Plan plan_jobs(const Topology& topology, std::vector<Job> jobs, const PlanOption
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return jobs[a].priority > jobs[b].priority; });
-  for (std::size_t j : order) plan.placements[j] = state.place(jobs[j]).placement;
+  std::vector<PlannerState::JobId> ids(jobs.size(), kNone);
+  for (std::size_t j : order) {
+    PlannerState::PlaceResult r = state.place(jobs[j]);
+    ids[j] = r.id;
+    plan.placements[j] = std::move(r.placement);
+  }
+  // The topo policy optimises the plan's summed step time: a bounded local
+  // search improves on the greedy queue order (local_search.hpp). The peers'
+  // policies stand as their schedulers would place.
+  if (options.policy == "topo" && options.pricer) {
+    LocalSearchResult improved = improve_placements(state, jobs, ids, order, *options.pricer);
+    if (improved.moves > 0)
+      for (std::size_t j : order) {
+        if (ids[j] != kNone) {
+          plan.placements[j] = state.placement(ids[j]);
+          continue;
+        }
+        // The space has changed since this job was turned away: try it
+        // again, so that it is placed if it now fits and its reason tells
+        // what is free now.
+        PlannerState::PlaceResult r = state.place(jobs[j]);
+        ids[j] = r.id;
+        plan.placements[j] = std::move(r.placement);
+      }
+  }
   plan.jobs = std::move(jobs);
 
   price_plan(topology, plan, options.pricer);

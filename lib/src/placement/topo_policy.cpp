@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "split_sizing.hpp"
 #include "topoplan/model/fabric.hpp"
 #include "topoplan/placement/policy.hpp"
 #include "topoplan/placement/topo_policy.hpp"
@@ -102,45 +103,48 @@ bool distribute(const CapacityView& view, DomainId domain, std::uint32_t units, 
   return true;
 }
 
-// A third way, for groups that must span several children of a domain: the
-// fewest children that can hold it, each given an equal share (in whole
-// replicas). Collective traffic crosses every child's boundary, so the child
-// with the smallest share, which has the fewest NICs, sets the pace; equal
-// shares make that share as large as it can be (Kueue's balanced placement
-// follows the same reasoning for all-to-all and all-gather).
-bool balanced(const CapacityView& view, DomainId domain, std::uint32_t units, Granules granule,
-              std::vector<std::uint32_t>& out) {
+// Other ways, for groups that must span several children of a domain: the
+// balanced splits of split_sizing.hpp (equal shares over the fewest children
+// that hold the group, or one more, in whole replicas or whole TP groups),
+// each child filled as distribute does. Collective traffic crosses every
+// child's boundary, so the child with the smallest share, which has the
+// fewest NICs, sets the pace; the cost model decides which split wins.
+std::vector<std::vector<std::uint32_t>> balanced(const CapacityView& view, DomainId domain, std::uint32_t units,
+                                                 Granules granule) {
   const Topology& t = view.topology();
   const Domain& d = t.domain(domain);
-  if (d.level == t.host_level() || view.whole_nodes()) return false;
-  bool child_is_node = d.level + 1 == t.host_level();
-  std::uint32_t unit = std::max(1u, child_is_node ? granule.node : granule.group);
-  std::vector<std::pair<std::uint32_t, DomainId>> children;  // (aligned free, child)
-  for (std::uint32_t c = 0; c < d.child_count; ++c) {
-    std::uint32_t n = view.count(d.first_child + c);
-    n -= n % unit;
-    if (n > 0) children.emplace_back(n, d.first_child + c);
+  std::vector<std::vector<std::uint32_t>> fills;
+  if (d.level == t.host_level()) return fills;
+  const bool child_is_node = d.level + 1 == t.host_level();
+  std::vector<std::uint32_t> alignments;
+  if (view.whole_nodes()) {
+    // Whole nodes: a split of nodes over racks (or SUs), in whole replicas
+    // where a replica is whole nodes.
+    if (child_is_node) return fills;
+    const std::uint32_t per_node = t.domain(t.descendants_at(domain, t.host_level()).first).accelerator_count();
+    if (per_node > 0 && granule.group > per_node && granule.group % per_node == 0)
+      alignments.push_back(granule.group / per_node);
+    alignments.push_back(1);
+  } else if (child_is_node) {
+    alignments.push_back(std::max(1u, granule.node));
+  } else {
+    alignments.push_back(std::max(1u, granule.group));
+    if (granule.node != granule.group) alignments.push_back(std::max(1u, granule.node));
   }
-  std::stable_sort(children.begin(), children.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-  std::uint32_t sum = 0;
-  std::size_t k = 0;
-  while (k < children.size() && sum < units) sum += children[k++].first;
-  if (sum < units || k < 2) return false;
-  children.resize(k);
-  // Smallest capacity first: each takes an equal share of what is left.
-  std::sort(children.begin(), children.end(), [](const auto& x, const auto& y) {
-    return x.first != y.first ? x.first < y.first : x.second < y.second;
-  });
-  std::uint32_t remaining = units;
-  for (std::size_t i = 0; i < k; ++i) {
-    auto left = static_cast<std::uint32_t>(k - i);
-    std::uint32_t share = (remaining + left - 1) / left;
-    share = std::min(remaining, (share + unit - 1) / unit * unit);
-    std::uint32_t amount = std::min(children[i].first, share);
-    if (!distribute(view, children[i].second, amount, granule, out)) return false;
-    remaining -= amount;
+  // Over nodes, only the fewest that hold it: one node more is what the
+  // fewest-nodes fill and the greedy fill already weigh, and this is the
+  // common case for small jobs, where every candidate costs.
+  for (const Split& split : balanced_splits(view, domain, units, alignments, !child_is_node)) {
+    std::vector<std::uint32_t> out;
+    bool ok = true;
+    for (const SplitShare& share : split)
+      if (!distribute(view, share.child, share.units, granule, out)) {
+        ok = false;
+        break;
+      }
+    if (ok) fills.push_back(std::move(out));
   }
-  return remaining == 0;
+  return fills;
 }
 
 // The other way to fill a domain: the fullest-free nodes first, wherever
@@ -285,10 +289,9 @@ std::vector<std::uint32_t> TopoPolicy::place(const CapacityView& view, const Pla
       std::vector<std::uint32_t> other;
       if (request.group > request.granule && distribute(view, d, request.units, {request.granule, request.granule}, other))
         add(std::move(other));
-      for (auto fill : {&balanced, &fewest_nodes}) {
-        other.clear();
-        if (fill(view, d, request.units, aligned, other)) add(std::move(other));
-      }
+      for (std::vector<std::uint32_t>& fill : balanced(view, d, request.units, aligned)) add(std::move(fill));
+      other.clear();
+      if (fewest_nodes(view, d, request.units, aligned, other)) add(std::move(other));
     }
     for (std::vector<std::uint32_t>& chosen : candidates) {
       double cost = 0;
