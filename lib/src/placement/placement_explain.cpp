@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "shaped_placement.hpp"
 #include "topoplan/placement/topo_policy.hpp"
 
 namespace topoplan {
@@ -56,6 +57,7 @@ void suggest(const PlannerCore& core, const Job& job, const JobShape& r, JobPlac
 }  // namespace
 
 void explain_unplaced(const PlannerCore& core, const Job& job, const JobShape& r, JobPlacement& out) {
+  if (job.shape != ChainShape::none) return explain_shaped(core, job, r, out);
   const Topology& t = core.t;
   const Occupancy& occ = core.occupancy;
   const std::uint32_t node_size = core.node_size;
