@@ -56,15 +56,15 @@ TEST_CASE("shaped jobs: shape, deterministic and spare in the native manifest") 
   CHECK_FALSE(js[3].deterministic);
 
   CHECK(errors("jobs: [{name: a, lpus: 8, shape: chian}]") ==
-        std::vector<std::string>{"jobs.yaml:1:33: unknown shape 'chian'; shapes are chain, ring, group; did you mean "
+        std::vector<std::string>{"jobs.yaml:1:34: unknown shape 'chian'; shapes are chain, ring, group; did you mean "
                                  "'chain'?"});
   CHECK(errors("jobs: [{name: a, lpus: 8, shape: chain, deterministic: yes}]") ==
-        std::vector<std::string>{"jobs.yaml:1:55: 'deterministic' is true or false, not 'yes'"});
+        std::vector<std::string>{"jobs.yaml:1:56: 'deterministic' is true or false, not 'yes'"});
   CHECK(errors("jobs: [{name: a, lpus: 8, deterministic: true}]") ==
-        std::vector<std::string>{"jobs.yaml:1:41: 'deterministic' asks for uniform hops of a shape; give 'shape: "
+        std::vector<std::string>{"jobs.yaml:1:42: 'deterministic' asks for uniform hops of a shape; give 'shape: "
                                  "chain', 'ring' or 'group'"});
   CHECK(errors("jobs: [{name: a, lpus: 8, spare: rack}]") ==
-        std::vector<std::string>{"jobs.yaml:1:33: 'spare' keeps a whole node free beside a shaped job; give 'shape: "
+        std::vector<std::string>{"jobs.yaml:1:34: 'spare' keeps a whole node free beside a shaped job; give 'shape: "
                                  "chain', 'ring' or 'group'"});
 }
 

@@ -179,11 +179,11 @@ class Search {
   // every complete shape it reaches. True when the search from this start
   // should stop (its share of the budget is spent).
   //
-  // A chain passes through whole cells: using more chips of a fully
-  // connected cell never loses a way out, so only the last cell is cut. A
-  // ring must also come back to its first chip, which may take fewer chips
-  // of a cell on the way (a GroqNode pair has one link: a ring of 16 spans
-  // three nodes), so rings also try the cells they pass partly used.
+  // A cell is passed whole first (fewest cells, fewest hops), then with
+  // fewer chips: a ring must come back to its first chip, which may take
+  // fewer chips of a cell on the way (a GroqNode pair has one link, so a
+  // ring of 16 spans three nodes), and a chain may have to pass a cell
+  // through the one chip linked both ways (entry and exit alike).
   bool extend(std::uint32_t c, std::uint32_t entry, std::uint32_t remaining) {
     ++steps_;
     const std::vector<std::uint32_t>& members = cells_[c];
@@ -198,7 +198,7 @@ class Search {
         found_here_ = true;
       }
       path_.resize(mark);
-      if (r_.shape != ChainShape::ring || steps_ >= limit_) return steps_ >= limit_;
+      if (steps_ >= limit_) return true;
     }
     if (remaining < 2 || steps_ >= limit_ || mark + m > kMaxDepth) return steps_ >= limit_;
     const std::uint32_t most = std::min(m, remaining - 1);
@@ -224,10 +224,9 @@ class Search {
     std::sort(ways.begin(), ways.end(), [](const Way& a, const Way& b) {
       return std::tie(a.crossing, a.fit, a.cell, a.exit, a.next) < std::tie(b.crossing, b.fit, b.cell, b.exit, b.next);
     });
-    // Chips used here: all of them (or as many as leave one to place); a
-    // ring also fewer, down to the entry and exit.
-    const std::uint32_t fewest = r_.shape == ChainShape::ring ? 1 : most;
-    for (std::uint32_t k = most; k >= fewest && k > 0; --k) {
+    // Chips used here: all of them (or as many as leave one to place),
+    // then fewer, down to one.
+    for (std::uint32_t k = most; k > 0; --k) {
       for (const Way& w : ways) {
         if (steps_ >= limit_) break;
         // One chip is both entry and exit; more need the two apart.
