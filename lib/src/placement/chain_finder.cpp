@@ -138,7 +138,28 @@ class Search {
     }
   }
 
+  // What every chain of the size must cross: at each level below the root,
+  // as many borders as it needs domains of that level, given the most
+  // usable chips one of them has (a ring also closes the last border).
+  std::uint64_t fewest_crossings() const {
+    std::uint64_t total = 0;
+    for (LevelIndex l = 1; l <= t_.host_level(); ++l) {
+      std::uint64_t most = 0;
+      auto [first, last] = t_.domains_at(l);
+      for (DomainId d = first; d < last; ++d) {
+        std::uint64_t n = 0;
+        for (std::uint32_t a = t_.domain(d).accel_begin; a < t_.domain(d).accel_end; ++a) n += allowed_[a];
+        most = std::max(most, n);
+      }
+      if (most == 0) continue;
+      const std::uint64_t domains = (r_.size + most - 1) / most;
+      total += domains - 1 + (r_.shape == ChainShape::ring && domains > 1 ? 1 : 0);
+    }
+    return total;
+  }
+
   void search_chain() {
+    fewest_crossings_ = fewest_crossings();
     visited_.assign(cells_.size(), 0);
     std::vector<std::uint32_t> starts(cells_.size());
     for (std::uint32_t c = 0; c < starts.size(); ++c) starts[c] = c;
@@ -148,8 +169,9 @@ class Search {
         break;
       }
       // A chain whose score cannot improve ends the search: no chip to
-      // free, no hop out of its node, no chip left over.
-      if (found() && std::get<0>(best_score_) == 0 && std::get<1>(best_score_) == 0 && std::get<2>(best_score_) == 0)
+      // free, no more crossings than any chain needs, no chip left over.
+      if (found() && std::get<0>(best_score_) == 0 && std::get<1>(best_score_) <= fewest_crossings_ &&
+          std::get<2>(best_score_) == 0)
         break;
       // Each start gets a share of the budget, so that one hopeless start
       // does not use it all.
@@ -305,6 +327,7 @@ class Search {
   std::uint64_t steps_ = 0;
   std::uint64_t limit_ = 0;  // steps_ may grow to this for the current start
   bool found_here_ = false;  // a chain was found from the current start
+  std::uint64_t fewest_crossings_ = 0;  // a lower bound on any chain's crossings
   std::uint32_t longest_ = 0;
   bool exhausted_ = false;
   std::vector<std::uint32_t> best_;
