@@ -70,7 +70,6 @@ std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::uint3
   return out;
 }
 
-// "queue: training, priority class: high", when the manifest named them.
 // A shaped job's chips in pipeline order, its hops and latency, per replica.
 void write_chain_text(std::ostream& out, const Topology& t, const Job& job, const JobPlacement& p,
                       std::size_t width) {
@@ -107,6 +106,7 @@ void write_chain_json(JsonWriter& j, const Topology& t, const Job& job, const st
   j.field("connected", path.connected).field("uniform", path.uniform);
 }
 
+// "queue: training, priority class: high", when the manifest named them.
 void print_queue(std::ostream& out, const Job& job, std::size_t width) {
   std::vector<std::string> parts;
   if (!job.queue.empty()) parts.push_back(fmt::format("queue: {}", job.queue));
@@ -516,7 +516,11 @@ namespace {
 // say what a plan takes.
 const std::vector<std::string_view> kPlanEntryKeys = {
     "job", "placed", "devices", "hosts", "replica_devices", "pods", "reason", "suggestion", "cost", "step_seconds",
-    "domains", "problems"};
+    "domains", "problems",
+    // What plans report about shapes and speeds, for the reader's eyes too:
+    // the devices' order is the chain, the topology holds the speeds.
+    "chain", "hops", "path_latency_us", "connected", "uniform", "replica_chains", "spare_nodes", "slowest_speed",
+    "straggler_loss"};
 
 class PlanReader {
  public:
