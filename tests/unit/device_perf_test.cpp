@@ -89,9 +89,13 @@ TEST_CASE("device perf: every bad value is reported with its position") {
         std::vector<std::string>{"perf.csv:1:14: two speed columns, 'speed' and 'perf'; give one"});
   CHECK(errors("device,speed,state\n" + n0 + "/gpu0,fast,up\n" + n0 + "/gpu1,-1,\n" + n0 + "/gpu2,1,dwn\nnope,1,\n",
                t) == std::vector<std::string>{
-                         "perf.csv:2:" + std::to_string(n0.size() + 7) + ": 'fast' is not a speed: give a positive number",
-                         "perf.csv:3:" + std::to_string(n0.size() + 7) + ": '-1' is not a speed: give a positive number",
+                         "perf.csv:2:" + std::to_string(n0.size() + 7) + ": 'fast' is not a speed: give a positive number up to 1e9",
+                         "perf.csv:3:" + std::to_string(n0.size() + 7) + ": '-1' is not a speed: give a positive number up to 1e9",
                          "perf.csv:4:" + std::to_string(n0.size() + 9) +
                              ": unknown state 'dwn'; states are up, drain, down; did you mean 'down'?",
                          "perf.csv:5:1: 'nope' names no accelerator of dgx-h100"});
+  // Relative speeds stay in the range a topology file allows.
+  CHECK(errors("device,speed\n" + n0 + "/gpu0,1e-30\n", t) ==
+        std::vector<std::string>{"perf.csv:2:" + std::to_string(n0.size() + 7) +
+                                 ": a relative speed of 1e-30 is out of range (1e-06 to 1e+06 times nominal)"});
 }

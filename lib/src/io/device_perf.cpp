@@ -62,6 +62,7 @@ struct Row {
   int line = 0;
   Cell device;
   std::optional<double> value;
+  int value_column = 1;
   std::optional<DeviceState> state;
 };
 
@@ -163,9 +164,10 @@ std::vector<DeviceOverride> read_device_perf(std::string_view text, const std::s
     row.device = *d;
     if (const Cell* s = cell(speed_col); s && !s->text.empty()) {
       row.value = number(s->text);
+      row.value_column = s->column;
       if (!row.value || *row.value <= 0 || *row.value > 1e9) {
         sink.error({file, line, s->column},
-                   fmt::format("'{}' is not a {}: give a positive number", s->text,
+                   fmt::format("'{}' is not a {}: give a positive number up to 1e9", s->text,
                                measure == Measure::duration ? "duration" : "speed"));
         continue;
       }
@@ -224,6 +226,12 @@ std::vector<DeviceOverride> read_device_perf(std::string_view text, const std::s
         double speed = measure == Measure::relative  ? *r.value
                        : measure == Measure::throughput ? *r.value / scale
                                                         : scale / *r.value;
+        // The range a topology file's `speed` takes (topoplan-topology(5)).
+        if (!(speed >= 1e-6 && speed <= 1e6)) {
+          sink.error({file, r.line, r.value_column},
+                     fmt::format("a relative speed of {:g} is out of range (1e-06 to 1e+06 times nominal)", speed));
+          break;
+        }
         o.speed = static_cast<float>(speed);
       }
       if (r.state) o.state = *r.state;
