@@ -173,11 +173,14 @@ void explain_unplaced(const PlannerCore& core, const Job& job, const JobShape& r
   if (spread_reason(!r.exclusive)) return;
   if (total_free < needed) {
     out.reason = fmt::format("needs {}{}; only {} free{}", what, model, free_phrase(total_free), outside);
-    // Accelerators that jobs with exclusive_level keep to themselves.
+    // Accelerators that jobs with exclusive_level keep to themselves, or
+    // shaped jobs as spare nodes.
     const std::uint64_t kept = core.kept_free();
+    bool spares = false;
+    for (const PlannerCore::Entry& e : core.jobs) spares = spares || (e.active && !e.placement.spares.empty());
     if (kept > 0)
-      out.reason += fmt::format("; {} more {} in domains other jobs keep to themselves (exclusive_level)", kept,
-                                kept == 1 ? "is" : "are");
+      out.reason += fmt::format("; {} more {} in domains other jobs keep to themselves ({})", kept,
+                                kept == 1 ? "is" : "are", spares ? "exclusive_level, spare nodes" : "exclusive_level");
     if (r.required) suggest(core, job, r, out);
     return;
   }

@@ -488,6 +488,11 @@ void write_plan_yaml(std::ostream& out, const Topology& t, const Plan& plan) {
       std::vector<std::string> nodes;
       for (DomainId n : span.nodes) nodes.emplace_back(t.hostname(n));
       yaml_list(out, 4, "hosts", {compress_hostlist(nodes)});
+      if (!p.spares.empty()) {
+        std::vector<std::string> spares;
+        for (DomainId n : p.spares) spares.emplace_back(t.hostname(n));
+        yaml_list(out, 4, "spare_nodes", spares);
+      }
       if (!p.pods.empty()) {
         fmt::print(out, "    pods:\n");
         for (const auto& [set, on] : pods_by_set(t, p)) {
@@ -675,6 +680,14 @@ void PlanReader::entry(const yaml::Node& node, Plan& plan) {
     }
   p.placed = placed && !p.replicas.empty();
   if (!p.placed) p.replicas.clear();
+  // A shaped job's spare nodes stay its own (--occupied keeps them free).
+  if (p.placed && node["spare_nodes"].IsDefined()) {
+    for (DeviceId d : devices(node["spare_nodes"], true)) {
+      const DomainId host = t_.device(d).domain;
+      if (std::find(p.spares.begin(), p.spares.end(), host) == p.spares.end()) p.spares.push_back(host);
+    }
+    if (sink_.size() != before) return;
+  }
   // A const node's missing key is invalid: IsScalar() on it would throw.
   const yaml::Node reason = node["reason"];
   if (!p.placed) p.reason = reason.IsDefined() && reason.IsScalar() ? reason.Scalar() : "not placed in this plan";

@@ -128,6 +128,13 @@ PlannerState::JobId PlannerState::occupy(const Job& job, const JobPlacement& pla
   for (const JobPlacement::NodePods& n : placement.pods) c.usage.add(n.node, n.per_pod, n.pods);
   if (job.exclusive_level)
     if (auto level = c.t.find_level(*job.exclusive_level)) entry.kept = c.keep(id, entry.tenant, *level, placement.replicas);
+  // A shaped job's spare nodes stay its own, as when it was placed.
+  for (DomainId node : placement.spares)
+    if (std::find(entry.kept.begin(), entry.kept.end(), node) == entry.kept.end() &&
+        c.t.domain(node).accelerator_count() > 0) {
+      entry.kept.push_back(node);
+      c.keep(id, entry.tenant, c.t.host_level(), {{c.t.accelerators()[c.t.domain(node).accel_begin]}});
+    }
   c.jobs.push_back(std::move(entry));
   return id;
 }
