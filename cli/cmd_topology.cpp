@@ -1,4 +1,4 @@
-// topoplan topology list | show | validate
+// topoplan topology list | show | links | validate
 #include <iostream>
 #include <memory>
 
@@ -8,6 +8,7 @@
 #include "cli_support.hpp"
 #include "command.hpp"
 #include "topoplan/io/topology_catalog.hpp"
+#include "topoplan/model/link_table.hpp"
 #include "topoplan/model/topology_summary.hpp"
 #include "topoplan/model/validation_report.hpp"
 
@@ -19,6 +20,7 @@ struct TopologyOptions {
   Format format = Format::text;
   std::string topology;
   std::vector<std::string> topologies;
+  LinkTableOptions links;
 };
 
 int run_list(const TopologyOptions& o) {
@@ -37,6 +39,16 @@ int run_show(const TopologyOptions& o) {
     write_summary_json(std::cout, summary);
   else
     write_summary_text(std::cout, summary);
+  return kSuccess;
+}
+
+int run_links(const TopologyOptions& o) {
+  Topology topology = load_topology_argument(o.topology);
+  std::vector<LinkRow> rows = link_table(topology, o.links);
+  if (o.format == Format::json)
+    write_link_table_json(std::cout, topology, rows);
+  else
+    write_link_table_text(std::cout, rows);
   return kSuccess;
 }
 
@@ -74,14 +86,26 @@ Action setup_topology(CLI::App& command) {
   add_format_option(*show, o->format);
   show->footer("Example:\n  topoplan topology show gb200-nvl72:racks=4 --format json");
 
+  CLI::App* links = command.add_subcommand(
+      "links", "list the link graph, one link a line: from, to, type, count, GB/s per direction of one link, latency");
+  links->add_option("TOPO", o->topology, "built-in name (with :key=value parameters) or topology file")->required();
+  links->add_option("--type", o->links.type, "only links of this type (groq-c2c, nvlink5, pcie4x16, ...)");
+  links->add_flag("--accelerators", o->links.accelerators, "only links between two accelerators (GPUs, LPUs)");
+  add_format_option(*links, o->format);
+  links->footer(
+      "Links are listed in the order the topology defines them; a link with COUNT > 1\n"
+      "stands for that many parallel links between the same two devices.\n"
+      "Example:\n  topoplan topology links groq --accelerators --format json");
+
   CLI::App* validate = command.add_subcommand(
       "validate", "check topologies; exit 0 when all are valid, 1 when one has problems, 2 when one cannot be read");
   validate->add_option("TOPO", o->topologies, "built-in names or topology files")->required();
   add_format_option(*validate, o->format);
 
-  return [o, list, show, validate]() {
+  return [o, list, show, links, validate]() {
     if (list->parsed()) return run_list(*o);
     if (show->parsed()) return run_show(*o);
+    if (links->parsed()) return run_links(*o);
     if (validate->parsed()) return run_validate(*o);
     return static_cast<int>(kInputError);
   };

@@ -22,6 +22,7 @@
 #include "topoplan/cost/rank_set.hpp"
 #include "topoplan/formats/topology_export.hpp"
 #include "topoplan/formats/topology_import.hpp"
+#include "topoplan/io/device_perf.hpp"
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/io/topology_source.hpp"
 #include "topoplan/io/topology_writer.hpp"
@@ -99,6 +100,11 @@ void topology_writers(std::string_view data) {
 }
 
 void jobs_yaml(std::string_view data) { parse_jobs_yaml(data, "fuzz.yaml"); }
+
+// A performance file's overrides must make a topology the builder accepts.
+void device_perf(std::string_view data) {
+  with_device_overrides(cluster(), read_device_perf(data, "fuzz.csv", cluster()));
+}
 
 void kubernetes_manifests(std::string_view data) {
   const std::string file = "fuzz.yaml";
@@ -208,6 +214,7 @@ void topology_argument(std::string_view data) {
 
 constexpr Harness kHarnesses[] = {
     {"byte_size", byte_size},
+    {"device_perf", device_perf},
     {"hostlist", hostlist},
     {"ibnetdiscover", ibnetdiscover},
     {"jobs_yaml", jobs_yaml},

@@ -7,6 +7,7 @@
 #   jobs/            topoplan check gb200-nvl72:racks=2 FILE
 #   plans/           topoplan evaluate gb200-nvl72:racks=2 FILE
 #   import-FORMAT/   topoplan import --from FORMAT FILE -o OUT
+#   device-perf/     topoplan check gb200-nvl72:racks=2 JOBS --device-perf FILE
 # UPDATE_GOLDEN=1 rewrites the .err files; review the diff.
 set -u
 bin=$(realpath "$1")
@@ -36,6 +37,7 @@ for file in */*; do
     topology) args=(topology show "$file") ;;
     jobs) args=(check gb200-nvl72:racks=2 "$file") ;;
     plans) args=(evaluate gb200-nvl72:racks=2 "$file") ;;
+    device-perf) args=(check gb200-nvl72:racks=2 "$root/tests/cli/inputs/jobs-train-a.yaml" --device-perf "$file") ;;
     import-*) args=(import --from "${dir#import-}" "$file" -o "$out") ;;
     *) echo "FAIL $file: no command for folder $dir"; fail=1; continue ;;
   esac

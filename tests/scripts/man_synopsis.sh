@@ -21,7 +21,7 @@ for chunk in synopsis.split(".br"):
     formats = re.search(r"--format\n\.BR ([a-z| ]+)", body)
     entries[m.group(1).replace("\\-", "-")] = (options, formats.group(1).replace(" ", "").split("|") if formats else [])
 failures = []
-commands = ["topology list", "topology show", "topology validate", "render", "cost", "plan", "evaluate",
+commands = ["topology list", "topology show", "topology links", "topology validate", "render", "cost", "plan", "evaluate",
             "compare", "check", "import", "export", "export-plan"]
 for command in commands:
     help_text = subprocess.run([BIN, *command.split(), "--help"], capture_output=True, text=True).stdout

@@ -1,5 +1,7 @@
 #include "topoplan/model/without_links.hpp"
 
+#include "topoplan/model/device_overrides.hpp"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -8,7 +10,11 @@
 
 namespace topoplan {
 
-Topology without_links(const Topology& t, std::span<const LinkId> removed) {
+namespace {
+
+// The same topology through the builder, without the `removed` links and
+// with the `overrides` applied.
+Topology rebuild(const Topology& t, std::span<const LinkId> removed, std::span<const DeviceOverride> overrides) {
   std::vector<std::string> levels;
   for (const Level& level : t.levels()) levels.push_back(level.name);
   TopologyBuilder b(t.name(), std::move(levels));
@@ -28,16 +34,25 @@ Topology without_links(const Topology& t, std::span<const LinkId> removed) {
     const Domain& dom = t.domain(d);
     b.add_domain(dom.parent, t.str(dom.name), dom.origin);
     if (dom.level == t.host_level()) b.set_hostname(d, t.str(dom.hostname));
+    if (dom.resources) b.set_node_resources(d, t.node_resources(d));
   }
   for (DomainId d = 0; d < t.domain_count(); ++d)
     if (t.domain(d).labels) b.set_domain_labels(d, t.labels(t.domain(d).labels));
-  for (const Device& dev : t.devices()) {
+  std::vector<const DeviceOverride*> changed(t.device_count(), nullptr);
+  for (const DeviceOverride& o : overrides)
+    if (o.device < changed.size()) changed[o.device] = &o;
+  for (DeviceId id = 0; id < t.device_count(); ++id) {
+    const Device& dev = t.device(id);
     DeviceProperties p;
     p.model = t.str(dev.model);
     p.memory_gib = dev.memory_gib;
     p.speed = dev.speed;
     p.state = dev.state;
     p.labels = t.labels(dev.labels);
+    if (changed[id]) {
+      p.speed = changed[id]->speed;
+      p.state = changed[id]->state;
+    }
     b.add_device(dev.domain, dev.kind, t.str(dev.name), p, dev.origin);
   }
   for (const LinkType& type : t.link_types()) b.link_type_index(type);
@@ -52,6 +67,14 @@ Topology without_links(const Topology& t, std::span<const LinkId> removed) {
   }
   DiagnosticSink sink;
   return b.finish(sink);
+}
+
+}  // namespace
+
+Topology without_links(const Topology& t, std::span<const LinkId> removed) { return rebuild(t, removed, {}); }
+
+Topology with_device_overrides(const Topology& t, std::span<const DeviceOverride> overrides) {
+  return rebuild(t, {}, overrides);
 }
 
 }  // namespace topoplan

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "topoplan/placement/straggler_model.hpp"
 #include "topoplan/support/json_writer.hpp"
 
 namespace topoplan {
@@ -70,6 +71,24 @@ void write_comparison_text(std::ostream& out, const Topology& t, const Compariso
     }
     fmt::print(out, "\n");
   }
+  // Synchronous jobs wait for their slowest member (straggler_model.hpp):
+  // what each policy's choice costs in speed.
+  if (has_speed_variation(t)) {
+    fmt::print(out, "\nslowest member's speed, straggler loss\n");
+    for (std::size_t j = 0; j < first.jobs.size(); ++j) {
+      fmt::print(out, "{:<{}}", first.jobs[j].name, width);
+      for (const Plan& p : c.plans) {
+        const JobPlacement& jp = p.placements[j];
+        std::string cell = "-";
+        if (jp.placed) {
+          const JobSpeed speed = job_speed(t, p.jobs[j], jp);
+          cell = fmt::format("{:.3f} {:+.1f}%", speed.slowest_speed, speed.straggler_loss * 100);
+        }
+        fmt::print(out, "  {:>22}", cell);
+      }
+      fmt::print(out, "\n");
+    }
+  }
   auto row = [&](std::string_view label, auto value) {
     fmt::print(out, "{:<{}}", label, width);
     for (const Plan& p : c.plans) fmt::print(out, "  {:>22}", value(p));
@@ -99,6 +118,7 @@ void write_comparison_text(std::ostream& out, const Topology& t, const Compariso
 }
 
 void write_comparison_json(std::ostream& out, const Topology& t, const Comparison& c) {
+  const bool speeds_vary = has_speed_variation(t);
   JsonWriter j(out);
   j.begin_object();
   j.field("topology", c.plans.empty() ? t.name() : c.plans.front().topology);
@@ -112,6 +132,10 @@ void write_comparison_json(std::ostream& out, const Topology& t, const Compariso
       j.begin_object().field("name", p.jobs[i].name).field("placed", jp.placed);
       j.key("shared_step_seconds");
       if (jp.shared_step_seconds < 0) j.null(); else j.value(jp.shared_step_seconds, 9);
+      if (speeds_vary && jp.placed) {
+        const JobSpeed speed = job_speed(t, p.jobs[i], jp);
+        j.field("slowest_speed", speed.slowest_speed, 4).field("straggler_loss", speed.straggler_loss, 4);
+      }
       j.key("domains_spanned").begin_object();
       for (LevelIndex l = 1; l <= t.host_level(); ++l) j.field(t.levels()[l].name, span.domains[l].size());
       j.end_object();

@@ -15,8 +15,9 @@ void check_job_levels(const Topology& topology, const Job& job, DiagnosticSink& 
       {&job.preferred, &job.level_where.preferred},
       {&job.spread, &job.level_where.spread},
       {&job.replicas_within, &job.level_where.replicas_within},
-      {&job.exclusive_level, &job.level_where.exclusive_level}};
-  constexpr const char* kNames[] = {"required", "preferred", "spread", "replicas_within", "exclusive_level"};
+      {&job.exclusive_level, &job.level_where.exclusive_level},
+      {&job.spare, &job.level_where.spare}};
+  constexpr const char* kNames[] = {"required", "preferred", "spread", "replicas_within", "exclusive_level", "spare"};
   std::vector<std::string> levels;
   for (const Level& l : topology.levels()) levels.push_back(l.name);
   for (std::size_t k = 0; k < std::size(keys); ++k) {

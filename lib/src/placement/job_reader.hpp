@@ -44,6 +44,7 @@ class JobReader {
   }
   void read_parallelism(const yaml::Node& node, Job& job);
   void read_workload(const yaml::Node& node, Job& job);
+  void read_shape(yaml::MapReader& m, Job& job);
 
   const std::string& file_;
   DiagnosticSink& sink_;

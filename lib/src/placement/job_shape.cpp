@@ -44,6 +44,7 @@ JobShape resolve_job(const Topology& t, const Job& job, std::uint32_t node_size)
   r.spread = levels.spread;
   r.within = levels.within;
   r.exclusive = levels.exclusive;
+  r.spare = resolve_level(t, job.spare, job, "spare");
   r.whole_nodes = job.exclusive;
   if (job.nodes) {
     r.units = job.nodes;

@@ -33,6 +33,7 @@ struct JobShape {
   std::optional<LevelIndex> spread;
   std::optional<LevelIndex> within;
   std::optional<LevelIndex> exclusive;
+  std::optional<LevelIndex> spare;  // a whole node kept free in each such domain a shaped job uses
   bool whole_nodes = false;
   std::uint32_t units = 0;      // per replica: accelerators, or nodes
   std::uint32_t ranks = 0;      // per replica: accelerators that get ranks

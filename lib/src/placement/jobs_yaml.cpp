@@ -69,7 +69,7 @@ void JobReader::read_parallelism(const yaml::Node& node, Job& job) {
 void JobReader::read_workload(const yaml::Node& node, Job& job) {
   yaml::MapReader m(node, file_, sink_, "'workload'");
   m.allow({"parameters", "precision", "gradient_bytes", "sharded", "activation_bytes", "layers", "micro_batches",
-           "expert_bytes", "moe_layers"});
+           "expert_bytes", "moe_layers", "compute_seconds"});
   if (!m.ok()) return;
   JobWorkload& w = job.workload;
   if (auto text = m.string("parameters")) {
@@ -109,13 +109,46 @@ void JobReader::read_workload(const yaml::Node& node, Job& job) {
   w.activation_bytes = bytes(m, "activation_bytes").value_or(0);
   w.expert_bytes = bytes(m, "expert_bytes").value_or(0);
   w.micro_batches = count(m, "micro_batches", 1, 1'000'000).value_or(0);
+  w.compute_seconds = m.number("compute_seconds", 1e-9, 1e9).value_or(0);
+}
+
+void JobReader::read_shape(yaml::MapReader& m, Job& job) {
+  if (auto shape = m.string("shape")) {
+    static const std::pair<std::string_view, ChainShape> kShapes[] = {
+        {"chain", ChainShape::chain}, {"ring", ChainShape::ring}, {"group", ChainShape::group}};
+    bool found = false;
+    for (auto [name, value] : kShapes)
+      if (*shape == name) {
+        job.shape = value;
+        found = true;
+      }
+    if (!found) {
+      std::string hint = did_you_mean(*shape, {"chain", "ring", "group"});
+      sink_.error(m.where("shape"), fmt::format("unknown shape '{}'; shapes are chain, ring, group{}{}", *shape,
+                                                hint.empty() ? "" : "; ", hint));
+    }
+  }
+  if (auto d = m.string("deterministic")) {
+    if (*d == "true" || *d == "false")
+      job.deterministic = *d == "true";
+    else
+      sink_.error(m.where("deterministic"), fmt::format("'deterministic' is true or false, not '{}'", *d));
+    if (job.deterministic && !m.has("shape"))
+      sink_.error(m.where("deterministic"), "'deterministic' asks for uniform hops of a shape; give 'shape: chain', "
+                                            "'ring' or 'group'");
+  }
+  job.spare = m.string("spare");
+  if (job.spare && !m.has("shape"))
+    sink_.error(m.where("spare"), "'spare' keeps a whole node free beside a shaped job; give 'shape: chain', 'ring' "
+                                  "or 'group'");
 }
 
 const std::vector<std::string_view>& JobReader::keys() {
   static const std::vector<std::string_view> kKeys = {
       "name",     "kind",     "gpus",     "lpus",     "accelerators", "nodes",    "replicas", "min_replicas",
       "gpus_per_replica", "lpus_per_replica", "parallelism", "workload", "required", "preferred", "spread",
-      "replicas_within", "exclusive_level", "priority", "tenant", "model", "exclusive", "queue", "priority_class"};
+      "replicas_within", "exclusive_level", "priority", "tenant", "model", "exclusive", "queue", "priority_class", "shape",
+      "deterministic", "spare"};
   return kKeys;
 }
 
@@ -213,7 +246,7 @@ std::optional<Job> JobReader::read(const yaml::Node& node, const std::vector<std
   job.preferred = m.string("preferred");
   job.spread = m.string("spread");
   job.level_where = {m.where("required"), m.where("preferred"), m.where("spread"), m.where("replicas_within"),
-                     m.where("exclusive_level")};
+                     m.where("exclusive_level"), m.where("spare")};
   if (job.spread && job.replicas < 2 && job.kind == JobKind::training)
     sink_.error(m.where("spread"), "'spread' places replicas apart; this job has one replica");
   job.replicas_within = m.string("replicas_within");
@@ -228,6 +261,7 @@ std::optional<Job> JobReader::read(const yaml::Node& node, const std::vector<std
       sink_.error(m.where("exclusive"), fmt::format("'exclusive' is true or false, not '{}'", *e));
   }
   if (job.nodes) job.exclusive = true;
+  read_shape(m, job);
   job.queue = m.string("queue").value_or("");
   job.priority_class = m.string("priority_class").value_or("");
   if (sink_.size() != before) return std::nullopt;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "job_shape.hpp"
+#include "topoplan/placement/chain_path.hpp"
 #include "topoplan/io/hostlist.hpp"
 
 namespace topoplan {
@@ -252,6 +253,13 @@ std::vector<std::string> check_one(const Topology& topology, const Plan& plan, c
   std::uint64_t expected = job.nodes || !p.pods.empty() ? 0 : job.accelerators();
   if (expected && p.device_count() != expected)
     problems.push_back(fmt::format("holds {} accelerators but asks for {}", p.device_count(), expected));
+  // A shaped job's compiled schedule needs its shape link by link.
+  if (job.shape != ChainShape::none)
+    for (std::size_t r = 0; r < p.replicas.size(); ++r)
+      if (std::string problem =
+              chain_problem(topology, measure_chain(topology, p.replicas[r], job.shape), job.shape, job.deterministic);
+          !problem.empty())
+        problems.push_back(p.replicas.size() > 1 ? fmt::format("replica {}: {}", r + 1, problem) : problem);
   return problems;
 }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "shaped_placement.hpp"
 #include "topoplan/placement/topo_policy.hpp"
 
 namespace topoplan {
@@ -56,6 +57,7 @@ void suggest(const PlannerCore& core, const Job& job, const JobShape& r, JobPlac
 }  // namespace
 
 void explain_unplaced(const PlannerCore& core, const Job& job, const JobShape& r, JobPlacement& out) {
+  if (job.shape != ChainShape::none) return explain_shaped(core, job, r, out);
   const Topology& t = core.t;
   const Occupancy& occ = core.occupancy;
   const std::uint32_t node_size = core.node_size;
@@ -171,11 +173,14 @@ void explain_unplaced(const PlannerCore& core, const Job& job, const JobShape& r
   if (spread_reason(!r.exclusive)) return;
   if (total_free < needed) {
     out.reason = fmt::format("needs {}{}; only {} free{}", what, model, free_phrase(total_free), outside);
-    // Accelerators that jobs with exclusive_level keep to themselves.
+    // Accelerators that jobs with exclusive_level keep to themselves, or
+    // shaped jobs as spare nodes.
     const std::uint64_t kept = core.kept_free();
+    bool spares = false;
+    for (const PlannerCore::Entry& e : core.jobs) spares = spares || (e.active && !e.placement.spares.empty());
     if (kept > 0)
-      out.reason += fmt::format("; {} more {} in domains other jobs keep to themselves (exclusive_level)", kept,
-                                kept == 1 ? "is" : "are");
+      out.reason += fmt::format("; {} more {} in domains other jobs keep to themselves ({})", kept,
+                                kept == 1 ? "is" : "are", spares ? "exclusive_level, spare nodes" : "exclusive_level");
     if (r.required) suggest(core, job, r, out);
     return;
   }

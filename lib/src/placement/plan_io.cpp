@@ -13,8 +13,10 @@
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/io/topology_yaml.hpp"
 #include "topoplan/model/node_size.hpp"
+#include "topoplan/placement/chain_path.hpp"
 #include "topoplan/placement/job_levels.hpp"
 #include "topoplan/placement/job_pricer.hpp"
+#include "topoplan/placement/straggler_model.hpp"
 #include "topoplan/support/json_writer.hpp"
 
 namespace topoplan {
@@ -70,6 +72,42 @@ std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::uint3
   return out;
 }
 
+// A shaped job's chips in pipeline order, its hops and latency, per replica.
+void write_chain_text(std::ostream& out, const Topology& t, const Job& job, const JobPlacement& p,
+                      std::size_t width) {
+  for (std::size_t r = 0; r < p.replicas.size(); ++r) {
+    const ChainPath path = measure_chain(t, p.replicas[r], job.shape);
+    fmt::print(out, "{:<{}}  {}{}: {}\n", "", width, chain_shape_name(job.shape),
+               p.replicas.size() > 1 ? fmt::format(" {}", r + 1) : "",
+               fmt::join(device_names(t, p.replicas[r]), " "));
+    fmt::print(out, "{:<{}}  hops: {} local, {} global; {:.3f} us {}; {}\n", "", width, path.local_hops,
+               path.global_hops, path.latency_us,
+               job.shape == ChainShape::group ? "slowest pair" : job.shape == ChainShape::ring ? "a lap" : "end to end",
+               !path.connected ? "broken" : path.uniform ? "uniform" : "not uniform");
+  }
+  if (!p.spares.empty()) {
+    std::vector<std::string> hosts;
+    for (DomainId n : p.spares) hosts.emplace_back(t.hostname(n));
+    fmt::print(out, "{:<{}}  spare: {}\n", "", width, fmt::join(hosts, " "));
+  }
+}
+
+// A shaped job's chain as JSON: chips in order, hops, latency, uniformity.
+void write_chain_json(JsonWriter& j, const Topology& t, const Job& job, const std::vector<DeviceId>& devices) {
+  const ChainPath path = measure_chain(t, devices, job.shape);
+  j.key("chain").begin_array();
+  for (DeviceId d : devices) j.value(t.device_name(d));
+  j.end_array();
+  j.key("hops").begin_object().field("local", path.local_hops).field("global", path.global_hops).end_object();
+  j.key("path_latency_us").begin_object().field("end_to_end", path.latency_us, 3);
+  j.key("per_hop").begin_array();
+  for (const ChainHop& h : path.hops) {
+    if (h.link == kNone) j.null(); else j.value(h.latency_us, 3);
+  }
+  j.end_array().end_object();
+  j.field("connected", path.connected).field("uniform", path.uniform);
+}
+
 // "queue: training, priority class: high", when the manifest named them.
 void print_queue(std::ostream& out, const Job& job, std::size_t width) {
   std::vector<std::string> parts;
@@ -83,6 +121,7 @@ void print_queue(std::ostream& out, const Job& job, std::size_t width) {
 
 void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
   fmt::print(out, "plan for {} with policy {}\n\n", plan.topology, plan.policy);
+  const bool speeds_vary = has_speed_variation(t);
   std::size_t width = 4;
   for (const Job& job : plan.jobs) width = std::max(width, job.name.size());
   width = std::min<std::size_t>(width, 40);
@@ -111,6 +150,12 @@ void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
         fmt::print(out, "{:<{}}  {:<4} {:>10}  {}\n", "", width, step_kind_name(static_cast<StepKind>(k)),
                    seconds_text(part.seconds), step_part_text(t, part));
       }
+    if (job.shape != ChainShape::none) write_chain_text(out, t, job, p, width);
+    if (speeds_vary) {
+      const JobSpeed speed = job_speed(t, job, p);
+      fmt::print(out, "{:<{}}  speed: slowest {:.3f}, straggler loss {:+.1f} %\n", "", width, speed.slowest_speed,
+                 speed.straggler_loss * 100);
+    }
     if (!p.pods.empty()) {
       std::vector<std::string> parts;
       for (const auto& [set, nodes] : pods_by_set(t, p)) {
@@ -173,13 +218,16 @@ void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, st
   if (!job.tenant.empty()) w.field("tenant", job.tenant);
   if (!job.accelerator_model.empty()) w.field("model", job.accelerator_model);
   if (job.exclusive && !job.nodes) w.field("exclusive", true);
+  if (job.shape != ChainShape::none) w.field("shape", std::string(chain_shape_name(job.shape)));
+  if (job.deterministic) w.field("deterministic", true);
+  if (job.spare) w.field("spare", *job.spare);
   // The workload goes along, so that evaluate, --occupied and cost --plan
   // price a plan's jobs as the manifest described them.
   const JobWorkload& wl = job.workload;
   const JobWorkload defaults;
   bool any = wl.parameters > 0 || wl.bytes_per_parameter != defaults.bytes_per_parameter || wl.gradient_bytes > 0 ||
              wl.sharded || wl.activation_bytes > 0 || wl.layers || wl.micro_batches || wl.expert_bytes > 0 ||
-             wl.moe_layers;
+             wl.moe_layers || wl.compute_seconds > 0;
   if (!any) return;
   auto whole = [](double v) { return static_cast<long long>(std::llround(v)); };
   w.key("workload").begin_object();
@@ -196,6 +244,7 @@ void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, st
   if (wl.micro_batches) w.field("micro_batches", static_cast<long long>(wl.micro_batches));
   if (wl.expert_bytes > 0) w.field("expert_bytes", whole(wl.expert_bytes));
   if (wl.moe_layers) w.field("moe_layers", static_cast<long long>(wl.moe_layers));
+  if (wl.compute_seconds > 0) w.field("compute_seconds", wl.compute_seconds);
   w.end_object();
 }
 
@@ -207,6 +256,7 @@ void write_plan_json(std::ostream& out, const Topology& t, const Plan& plan) {
 }
 
 void write_plan_json(JsonWriter& j, const Topology& t, const Plan& plan) {
+  const bool speeds_vary = has_speed_variation(t);
   j.begin_object();
   j.field("topology", plan.topology).field("policy", plan.policy);
   j.key("jobs").begin_array();
@@ -235,6 +285,21 @@ void write_plan_json(JsonWriter& j, const Topology& t, const Plan& plan) {
     j.key("nodes").begin_array();
     for (DomainId n : span.nodes) j.value(t.hostname(n));
     j.end_array();
+    if (job.shape != ChainShape::none && p.placed) {
+      write_chain_json(j, t, job, p.replicas.front());
+      if (p.replicas.size() > 1) {
+        j.key("replica_chains").begin_array();
+        for (const auto& replica : p.replicas) {
+          j.begin_object();
+          write_chain_json(j, t, job, replica);
+          j.end_object();
+        }
+        j.end_array();
+      }
+      j.key("spare_nodes").begin_array();
+      for (DomainId n : p.spares) j.value(t.hostname(n));
+      j.end_array();
+    }
     if (!p.pods.empty()) {
       j.key("pods").begin_array();
       for (const JobPlacement::NodePods& n : p.pods)
@@ -249,6 +314,10 @@ void write_plan_json(JsonWriter& j, const Topology& t, const Plan& plan) {
       j.end_array();
     }
     j.end_object();
+    if (speeds_vary && p.placed) {
+      const JobSpeed speed = job_speed(t, job, p);
+      j.field("slowest_speed", speed.slowest_speed, 4).field("straggler_loss", speed.straggler_loss, 4);
+    }
     j.key("cost").begin_object();
     j.key("step_seconds");
     if (p.step_seconds < 0) j.null(); else j.value(p.step_seconds, 9);
@@ -412,8 +481,19 @@ void write_plan_yaml(std::ostream& out, const Topology& t, const Plan& plan) {
     map.field("placed", p.placed);
     if (p.replicas.size() > 1) {
       fmt::print(out, "    replica_devices:\n");
-      for (const auto& replica : p.replicas)
-        fmt::print(out, "      - {}\n", YamlMap::quote(compress_hostlist(device_names(t, replica))));
+      for (const auto& replica : p.replicas) {
+        // A shaped job's chips stay in pipeline order.
+        if (job.shape != ChainShape::none) {
+          fmt::print(out, "      - [");
+          std::vector<std::string> names = device_names(t, replica);
+          for (std::size_t k = 0; k < names.size(); ++k) fmt::print(out, "{}{}", k ? ", " : "", YamlMap::quote(names[k]));
+          fmt::print(out, "]\n");
+        } else {
+          fmt::print(out, "      - {}\n", YamlMap::quote(compress_hostlist(device_names(t, replica))));
+        }
+      }
+    } else if (p.placed && job.shape != ChainShape::none) {
+      yaml_list(out, 4, "devices", device_names(t, p.replicas.front()));
     } else if (p.placed) {
       map.field("devices", compress_hostlist(device_names(t, p.replicas.front())));
     }
@@ -422,6 +502,11 @@ void write_plan_yaml(std::ostream& out, const Topology& t, const Plan& plan) {
       std::vector<std::string> nodes;
       for (DomainId n : span.nodes) nodes.emplace_back(t.hostname(n));
       yaml_list(out, 4, "hosts", {compress_hostlist(nodes)});
+      if (!p.spares.empty()) {
+        std::vector<std::string> spares;
+        for (DomainId n : p.spares) spares.emplace_back(t.hostname(n));
+        yaml_list(out, 4, "spare_nodes", spares);
+      }
       if (!p.pods.empty()) {
         fmt::print(out, "    pods:\n");
         for (const auto& [set, on] : pods_by_set(t, p)) {
@@ -450,7 +535,11 @@ namespace {
 // say what a plan takes.
 const std::vector<std::string_view> kPlanEntryKeys = {
     "job", "placed", "devices", "hosts", "replica_devices", "pods", "reason", "suggestion", "cost", "step_seconds",
-    "domains", "problems"};
+    "domains", "problems",
+    // What plans report about shapes and speeds, for the reader's eyes too:
+    // the devices' order is the chain, the topology holds the speeds.
+    "chain", "hops", "path_latency_us", "connected", "uniform", "replica_chains", "spare_nodes", "slowest_speed",
+    "straggler_loss"};
 
 class PlanReader {
  public:
@@ -605,6 +694,14 @@ void PlanReader::entry(const yaml::Node& node, Plan& plan) {
     }
   p.placed = placed && !p.replicas.empty();
   if (!p.placed) p.replicas.clear();
+  // A shaped job's spare nodes stay its own (--occupied keeps them free).
+  if (p.placed && node["spare_nodes"].IsDefined()) {
+    for (DeviceId d : devices(node["spare_nodes"], true)) {
+      const DomainId host = t_.device(d).domain;
+      if (std::find(p.spares.begin(), p.spares.end(), host) == p.spares.end()) p.spares.push_back(host);
+    }
+    if (sink_.size() != before) return;
+  }
   // A const node's missing key is invalid: IsScalar() on it would throw.
   const yaml::Node reason = node["reason"];
   if (!p.placed) p.reason = reason.IsDefined() && reason.IsScalar() ? reason.Scalar() : "not placed in this plan";

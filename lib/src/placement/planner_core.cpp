@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "shaped_placement.hpp"
+#include "speed_aware.hpp"
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/model/node_size.hpp"
 
@@ -16,6 +18,7 @@ PlannerCore::PlannerCore(const Topology& topology, PlannerOptions opts)
       usage(topology),
       policy(make_policy(options.policy, topology)),
       node_size(typical_node_accelerators(topology)),
+      speed_levels(topoplan::speed_levels(topology)),
       mask(topology) {
   if (options.pricer && options.cache_prices) prices_ = std::make_unique<PriceCache>(topology, *options.pricer);
 }
@@ -29,6 +32,7 @@ PlannerCore::PlannerCore(const PlannerCore& other)
       // derived from the occupancy it is shown.
       policy(make_policy(other.options.policy, other.t)),
       node_size(other.node_size),
+      speed_levels(other.speed_levels),
       mask(other.mask),
       jobs(other.jobs),
       prices_(other.prices_ ? std::make_unique<PriceCache>(*other.prices_) : nullptr),
@@ -100,6 +104,8 @@ PlaceRequest PlannerCore::request_for(const Job& job, const JobShape& shape) con
 std::vector<std::uint32_t> PlannerCore::place_replica(const Job& job, const JobShape& shape,
                                                       const std::vector<DomainId>& excluded, DomainId inside) const {
   CapacityView view = view_for(job, shape, excluded, inside);
+  if (job.shape != ChainShape::none) return place_shaped(*this, view, job, shape);
+  if (weighs_speed(*this, job, shape)) return place_speed_aware(*this, view, job, shape);
   return policy->place(view, request_for(job, shape));
 }
 
@@ -285,12 +291,17 @@ std::uint64_t PlannerCore::kept_free() const {
   for (JobId id = 0; id < jobs.size(); ++id) {
     const Entry& e = jobs[id];
     if (!e.active || e.kept.empty()) continue;
-    std::uint64_t held = 0;
+    // What it holds in those domains beyond its own devices (a kept domain
+    // may lie apart from them: a shaped job's spare node).
+    std::uint64_t held = 0, own = 0;
     for (DomainId domain : e.kept) {
       const Domain& d = t.domain(domain);
       for (std::uint32_t a = d.accel_begin; a < d.accel_end; ++a) held += occupancy.owner(a) == id ? 1u : 0u;
+      for (const auto& replica : e.placement.replicas)
+        for (DeviceId dev : replica)
+          if (std::uint32_t a = t.accelerator_index(dev); a >= d.accel_begin && a < d.accel_end) ++own;
     }
-    n += held - std::min<std::uint64_t>(held, e.placement.device_count());
+    n += held - std::min(held, own);
   }
   return n;
 }

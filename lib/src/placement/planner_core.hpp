@@ -45,6 +45,7 @@ class PlannerCore {
   NodeUsage usage;  // what placed and running pods use besides accelerators
   std::unique_ptr<PlacementPolicy> policy;
   std::uint32_t node_size;  // accelerators of the typical node
+  std::vector<float> speed_levels;  // distinct accelerator speeds, fastest first (speed_aware.hpp)
   ScenarioMask mask;
   std::vector<Entry> jobs;
 

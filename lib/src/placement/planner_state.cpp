@@ -6,6 +6,7 @@
 
 #include "placement_explain.hpp"
 #include "planner_core.hpp"
+#include "shaped_placement.hpp"
 
 namespace topoplan {
 
@@ -23,14 +24,20 @@ const PlannerOptions& PlannerState::options() const { return core_->options; }
 namespace {
 
 // Records a job placed by the core as `id`, keeping what exclusive_level asks.
-void admit(PlannerCore& c, const Job& job, const JobShape& shape, PlannerState::JobId id,
-           const JobPlacement& placement) {
+void admit(PlannerCore& c, const Job& job, const JobShape& shape, PlannerState::JobId id, JobPlacement& placement) {
+  placement.spares = spare_nodes(c, shape, placement);
   PlannerCore::Entry entry{job, placement, {}, c.tenant_id(job.tenant), true};
   // Domains an exclusive_level job keeps are topoplan's rule, which a policy
   // that places pods as Kueue does not know: it neither keeps them nor
   // avoids them, and check_placement reports what that breaks.
   if (shape.exclusive && placement.pods.empty())
     entry.kept = c.keep(id, entry.tenant, *shape.exclusive, placement.replicas);
+  // A shaped job's spare nodes are its own, like the domains it keeps.
+  for (DomainId node : placement.spares)
+    if (std::find(entry.kept.begin(), entry.kept.end(), node) == entry.kept.end()) {
+      entry.kept.push_back(node);
+      c.keep(id, entry.tenant, c.t.host_level(), {{c.t.accelerators()[c.t.domain(node).accel_begin]}});
+    }
   c.jobs.push_back(std::move(entry));
 }
 
@@ -121,6 +128,13 @@ PlannerState::JobId PlannerState::occupy(const Job& job, const JobPlacement& pla
   for (const JobPlacement::NodePods& n : placement.pods) c.usage.add(n.node, n.per_pod, n.pods);
   if (job.exclusive_level)
     if (auto level = c.t.find_level(*job.exclusive_level)) entry.kept = c.keep(id, entry.tenant, *level, placement.replicas);
+  // A shaped job's spare nodes stay its own, as when it was placed.
+  for (DomainId node : placement.spares)
+    if (std::find(entry.kept.begin(), entry.kept.end(), node) == entry.kept.end() &&
+        c.t.domain(node).accelerator_count() > 0) {
+      entry.kept.push_back(node);
+      c.keep(id, entry.tenant, c.t.host_level(), {{c.t.accelerators()[c.t.domain(node).accel_begin]}});
+    }
   c.jobs.push_back(std::move(entry));
   return id;
 }

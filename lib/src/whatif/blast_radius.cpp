@@ -4,6 +4,7 @@
 
 #include "support/disjoint_sets.hpp"
 #include "topoplan/model/fabric.hpp"
+#include "topoplan/placement/chain_path.hpp"
 #include "topoplan/placement/occupancy.hpp"
 #include "topoplan/whatif/footprint.hpp"
 #include "topoplan/whatif/scenario.hpp"
@@ -86,6 +87,11 @@ BlastRadius blast_radius(const Topology& t, const Plan& plan, const ScenarioMask
           hit.broken = std::any_of(replica.begin(), replica.end(), [&](DeviceId d) { return parts.find(d) != first; });
         }
       }
+      // A shaped job's schedule is compiled for its chips and links: a chip
+      // or link of the shape out means recompile and re-place, never degrade.
+      if (plan.jobs[j].shape != ChainShape::none && replica.size() > 1 &&
+          !measure_chain(t, replica, plan.jobs[j].shape, &mask).connected)
+        hit.broken = true;
       if (hit.must_move()) ++moving;
       if (!hit.lost.empty() || !hit.devices.empty() || !hit.links.empty() || hit.broken)
         impact.replicas.push_back(std::move(hit));

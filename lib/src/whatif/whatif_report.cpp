@@ -7,6 +7,7 @@
 #include <fmt/ostream.h>
 
 #include "topoplan/io/hostlist.hpp"
+#include "topoplan/placement/chain_path.hpp"
 #include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/plan_io.hpp"
 #include "topoplan/support/json_writer.hpp"
@@ -122,7 +123,10 @@ std::string impact_text(const Topology& t, const Job& job, const ReplicaImpact& 
   for (DeviceId d : r.devices) by_kind[t.device(d).kind].push_back(d);
   for (const auto& [k, devices] : by_kind) parts.push_back(fmt::format("{} {} {}", kind_name(k), names_of(t, devices), state_word(kind)));
   if (!r.links.empty()) parts.push_back(fmt::format("{} link{} out", r.links.size(), r.links.size() == 1 ? "" : "s"));
-  if (r.broken) parts.push_back(fmt::format("its {} no longer reach each other", accel_noun(t, 2)));
+  if (r.broken && job.shape != ChainShape::none)
+    parts.push_back(fmt::format("its {} is cut", chain_shape_name(job.shape)));
+  else if (r.broken)
+    parts.push_back(fmt::format("its {} no longer reach each other", accel_noun(t, 2)));
   std::string text = fmt::format("{}", fmt::join(parts, "; "));
   return job.replicas > 1 || r.replica > 0 ? fmt::format("replica {}: {}", r.replica, text) : text;
 }
@@ -165,6 +169,8 @@ void write_scenario_text(std::ostream& out, const Topology& t, const ScenarioRes
     const JobPlacement& after = r.after.placements[j];
     fmt::print(out, "\n{}  {}\n", job.name, job_line(t, job, &before));
     for (const ReplicaImpact& hit : impact.replicas) fmt::print(out, "  hit: {}\n", impact_text(t, job, hit, r.kind));
+    if (job.shape != ChainShape::none && impact.must_move())
+      fmt::print(out, "  its {} no longer holds: recompile and re-place\n", chain_shape_name(job.shape));
     if (impact.degraded()) {
       fmt::print(out, "  keeps running degraded\n");
     } else if (job.replicas > 1 || before.replicas.size() > 1) {
@@ -246,6 +252,8 @@ void write_scenario_json(std::ostream& os, const Topology& t, const ScenarioResu
     moved += change.accelerators_moved;
     j.begin_object().field("name", r.before.jobs[impact.job].name);
     j.field("must_move", impact.must_move()).field("degraded", impact.degraded());
+    // A shaped job's compiled schedule does not survive a move: it is recompiled.
+    if (r.before.jobs[impact.job].shape != ChainShape::none) j.field("recompile", impact.must_move());
     j.key("replicas_hit").begin_array();
     for (const ReplicaImpact& hit : impact.replicas) {
       j.begin_object().field("replica", hit.replica);

@@ -17,6 +17,13 @@ struct KueueWorkload;  // placement/kueue_workload.hpp
 
 enum class JobKind : std::uint8_t { training, inference };
 
+/// The shape a job's chips must form over direct chip-to-chip links (Groq
+/// LPUs, whose compiler schedules every transfer ahead of time): a `chain`
+/// of consecutive directly linked chips (a pipeline, layer by layer), a
+/// `ring` (also last to first), a fully connected `group`; `none` leaves
+/// the choice to the policy. placement/chain_finder.hpp finds them.
+enum class ChainShape : std::uint8_t { none, chain, ring, group };
+
 /// What a job's steps (or requests) communicate, as its manifest says. The
 /// cost model's Workload is derived from it (placement/job_pricer.hpp); a zero
 /// means "not given" and takes the documented default (topoplan-jobs(5)).
@@ -30,6 +37,7 @@ struct JobWorkload {
   std::uint32_t micro_batches = 0;    // per step and pipeline
   double expert_bytes = 0;            // MoE dispatch per rank, layer and micro-batch
   std::uint32_t moe_layers = 0;       // MoE layers (default: all layers when expert_bytes is given)
+  double compute_seconds = 0;         // compute per step at nominal device speed; 0 = compute dominates
 };
 
 /// One job of a manifest. Accelerator counts are per replica for services.
@@ -52,6 +60,9 @@ struct Job {
   std::string tenant;                     // jobs of different tenants never share a node
   std::string accelerator_model;          // glob on the accelerator model; "" = any
   bool exclusive = false;                 // whole nodes only (implied by `nodes`)
+  ChainShape shape = ChainShape::none;    // chips in this shape over direct links
+  bool deterministic = false;             // every hop of the shape at the same latency
+  std::optional<std::string> spare;       // level: a whole node kept free in each such domain it uses
   // Recorded from Kubernetes and Slurm manifests (topoplan-formats(5)) and
   // printed with the plan; the planner does not use them.
   std::string queue;                      // Kueue LocalQueue, Volcano queue, Slurm partition
@@ -64,7 +75,7 @@ struct Job {
   /// Where each level constraint above is written (its value), for errors
   /// about the level; a location left empty means `where`.
   struct LevelKeys {
-    SourceLocation required, preferred, spread, replicas_within, exclusive_level;
+    SourceLocation required, preferred, spread, replicas_within, exclusive_level, spare;
   } level_where;
 
   /// Accelerators of all replicas, when known without a topology (0 for

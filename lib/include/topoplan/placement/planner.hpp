@@ -47,6 +47,8 @@ struct JobPlacement {
     ResourceList per_pod;  // each pod's requests other than accelerators (what release gives back)
   };
   std::vector<NodePods> pods;
+  /// Whole nodes a shaped job keeps free beside it (its `spare` level).
+  std::vector<DomainId> spares;
 
   std::size_t device_count() const {
     std::size_t n = 0;

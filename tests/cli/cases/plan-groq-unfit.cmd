@@ -1,0 +1,1 @@
+plan groq inputs/jobs-groq-unfit.yaml

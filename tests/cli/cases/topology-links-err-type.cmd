@@ -1,0 +1,1 @@
+topology links groq --type groq-c2d
