@@ -25,7 +25,8 @@ std::vector<LinkRow> link_table(const Topology& t, const LinkTableOptions& o) {
     const LinkType& type = t.link_type(l);
     if (!wanted.empty() && type.name != wanted) continue;
     if (o.accelerators && !(is_accelerator(t.device(l.a).kind) && is_accelerator(t.device(l.b).kind))) continue;
-    rows.push_back({t.device_name(l.a), t.device_name(l.b), type.name, l.count, l.bandwidth, l.latency_us});
+    rows.push_back({t.device_name(l.a), t.device_name(l.b), type.name, l.count, static_cast<double>(l.bandwidth),
+                    static_cast<double>(l.latency_us)});
   }
   return rows;
 }
