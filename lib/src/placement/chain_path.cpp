@@ -47,7 +47,7 @@ ChainPath measure_chain(const Topology& t, std::span<const DeviceId> devices, Ch
   ChainPath out;
   auto hop = [&](DeviceId a, DeviceId b) {
     ChainHop h{a, b, direct_link(t, a, b, mask), t.device(a).domain != t.device(b).domain, 0};
-    if (h.link != kNone) h.latency_us = t.link(h.link).latency_us;
+    if (h.link != kNone) h.latency_us = static_cast<double>(t.link(h.link).latency_us);
     (h.global ? out.global_hops : out.local_hops) += 1;
     out.hops.push_back(h);
   };

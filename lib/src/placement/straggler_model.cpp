@@ -16,7 +16,7 @@ double slowest_speed(const Topology& t, std::span<const DeviceId> devices) {
   bool any = false;
   for (DeviceId d : devices) {
     if (!is_accelerator(t.device(d).kind)) continue;
-    const double s = t.device(d).speed;
+    const auto s = static_cast<double>(t.device(d).speed);
     slowest = any ? std::min(slowest, s) : s;
     any = true;
   }
