@@ -153,17 +153,6 @@ class TreeEvaluation {
     count_[leaf] = 0;
   }
 
-  // Hops between two leaf switches (same level).
-  std::uint64_t hops(DomainId a, DomainId b) const {
-    std::uint64_t up = 0;
-    while (a != b) {
-      a = t_.domain(a).parent;
-      b = t_.domain(b).parent;
-      ++up;
-    }
-    return 2 * up;
-  }
-
  private:
   // Slurm's switch level: 0 for leaf switches, counting up to the root.
   std::uint32_t switch_level(DomainId s) const { return leaf_level_ - t_.domain(s).level; }
@@ -312,7 +301,16 @@ std::vector<std::uint32_t> SlurmPolicy::allocate(const CapacityView& view, const
     while (!done) {
       DomainId leaf = eval.choose_leaf(leaves, dist, rem_nodes);
       if (leaf == kNone) break;
-      for (std::size_t i = 0; i < leaves.size(); ++i) dist[i] += eval.hops(leaf, leaves[i]);
+      // Hops from `leaf` to every leaf below the top switch: two per level
+      // up to their common ancestor, so 2 x (levels from the leaves to the
+      // top) for all, less 2 for the leaves below each of the chosen leaf's
+      // ancestors under the top (and below the leaf itself).
+      const std::uint64_t span = 2ull * (host - 1 - t.domain(top).level);
+      for (std::uint64_t& x : dist) x += span;
+      for (DomainId a = leaf; a != top; a = t.domain(a).parent) {
+        auto [from, to] = t.descendants_at(a, host - 1);
+        for (DomainId l = from; l < to; ++l) dist[l - first_leaf] -= 2;
+      }
       const Domain& d = t.domain(leaf);
       for (std::uint32_t c = 0; c < d.child_count && !done; ++c) done = take_from(d.first_child + c);
       if (!done) eval.exhaust(leaf);
