@@ -202,9 +202,12 @@ int run_plan(const PlanCommandOptions& o) {
 }
 
 int run_evaluate(const PlanCommandOptions& o) {
+  // The plan's YAML is read and parsed on a second core while the topology
+  // loads; its problems are reported after the topology's.
+  auto parsing = std::async(std::launch::async, [&o] { return PlanDocument(read_input(o.plan), o.plan); });
   Topology topology = with_device_perf(o, load_topology_argument(o.topology));
   auto building = pricer_for(topology);
-  Plan plan = parse_plan_yaml(read_input(o.plan), o.plan, topology);
+  Plan plan = parse_plan_yaml(parsing.get(), topology);
   plan.topology = o.topology;  // as given, whatever the file says
   const std::unique_ptr<JobPricer> pricer = building.get();
   price_plan(topology, plan, pricer.get());

@@ -3,6 +3,7 @@
 #include "topoplan/placement/plan_io.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <set>
 
 #include <fmt/format.h>
@@ -754,14 +755,38 @@ bool is_plan_yaml(std::string_view text) {
   return false;
 }
 
-Plan parse_plan_yaml(std::string_view text, const std::string& file, const Topology& topology) {
-  yaml::Node root = yaml::parse(text, file, FileKind::plan);
+struct PlanDocument::State {
+  std::string file;
+  yaml::Node root;
+  std::exception_ptr error;  // the YAML did not parse
+};
+
+PlanDocument::PlanDocument(std::string_view text, std::string file) : state_(std::make_unique<State>()) {
+  state_->file = std::move(file);
+  try {
+    state_->root = yaml::parse(text, state_->file, FileKind::plan);
+  } catch (const InputError&) {
+    state_->error = std::current_exception();
+  }
+}
+
+PlanDocument::PlanDocument(PlanDocument&&) noexcept = default;
+PlanDocument& PlanDocument::operator=(PlanDocument&&) noexcept = default;
+PlanDocument::~PlanDocument() = default;
+
+Plan parse_plan_yaml(const PlanDocument& document, const Topology& topology) {
+  const PlanDocument::State& s = *document.state_;
+  if (s.error) std::rethrow_exception(s.error);
   DiagnosticSink sink;
   Plan plan;
-  PlanReader(file, sink, topology).read(root, plan);
+  PlanReader(s.file, sink, topology).read(s.root, plan);
   for (const Job& job : plan.jobs) check_job_levels(topology, job, sink);
   sink.throw_if_any();
   return plan;
+}
+
+Plan parse_plan_yaml(std::string_view text, const std::string& file, const Topology& topology) {
+  return parse_plan_yaml(PlanDocument(text, file), topology);
 }
 
 }  // namespace topoplan

@@ -3,6 +3,7 @@
 // scheduler (`evaluate`, `--occupied`). Documented in topoplan-jobs(5).
 #pragma once
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -26,6 +27,24 @@ void write_plan_yaml(std::ostream& out, const Topology& topology, const Plan& pl
 /// beside them or under `job:`. Unknown devices, nodes and keys are errors
 /// with line and column.
 Plan parse_plan_yaml(std::string_view text, const std::string& file, const Topology& topology);
+
+/// A plan file's YAML parsed without a topology, so that it can be parsed
+/// while the topology loads; what is wrong with it is held and thrown by
+/// parse_plan_yaml, after the topology's own errors.
+class PlanDocument {
+ public:
+  PlanDocument(std::string_view text, std::string file);
+  PlanDocument(PlanDocument&&) noexcept;
+  PlanDocument& operator=(PlanDocument&&) noexcept;
+  ~PlanDocument();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  friend Plan parse_plan_yaml(const PlanDocument& document, const Topology& topology);
+};
+
+Plan parse_plan_yaml(const PlanDocument& document, const Topology& topology);
 
 /// Whether a YAML or JSON text is a plan rather than a job manifest: an
 /// entry of its `jobs` says where it is (devices, hosts, replica_devices or

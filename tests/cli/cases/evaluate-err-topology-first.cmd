@@ -1,0 +1,1 @@
+evaluate inputs/bad-syntax.yaml inputs/no-such-plan.yaml
