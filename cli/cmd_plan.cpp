@@ -265,22 +265,24 @@ int run_compare(const PlanCommandOptions& o) {
 int run_check(const PlanCommandOptions& o) {
   std::vector<ManifestInput> inputs = read_jobs(o.jobs);
   Topology topology = load_topology_for(o, inputs);
-  JobPricer pricer(topology);
+  auto building = pricer_for(topology);
   // A plan (from plan -o, another scheduler, or by hand) is gated as it is;
   // manifests are planned first.
   if (inputs.size() == 1 && is_plan_yaml(inputs.front().text)) {
     Plan plan = parse_plan_yaml(inputs.front().text, inputs.front().file, topology);
     plan.topology = o.topology;
-    price_plan(topology, plan, &pricer);
+    const std::unique_ptr<JobPricer> pricer = building.get();
+    price_plan(topology, plan, pricer.get());
     return write_check(check_report(plan), o);
   }
   ManifestJobs manifest = load_jobs(ParsedManifests(inputs), topology, o, true);
   PlanOptions options;
   options.policy = o.policy;
   options.topology_name = o.topology;
-  options.pricer = &pricer;
   Occupied occupied;
   load_occupied(o, topology, options, occupied);
+  const std::unique_ptr<JobPricer> pricer = building.get();
+  options.pricer = pricer.get();
   Plan plan = plan_jobs(topology, std::move(manifest.jobs), options);
   return write_check(check_report(plan, manifest.rejections), o);
 }

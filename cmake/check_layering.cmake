@@ -1,11 +1,18 @@
 # Fails the build when a file of one library module includes a header of a
 # module it does not depend on (directly or through the modules it uses), so
-# the layering in lib/CMakeLists.txt holds by construction, not discipline.
-#   cmake -DLIB_DIR=... -DLAYERS="mod:dep,dep|mod:..." -DSTAMP=... -P check_layering.cmake
+# the layering in lib/layers.cmake holds by construction, not discipline.
+#   cmake -DLIB_DIR=... -DSTAMP=... [-DLAYERS="mod:dep,dep|mod:..."] -P check_layering.cmake
+# The layers are LIB_DIR/layers.cmake's table (the one the build links by)
+# unless LAYERS gives others (tests/scripts/layering.sh's toy libraries).
 # A module's files are lib/src/MOD/* and lib/include/topoplan/MOD/*; an include
 # names a module as "topoplan/MOD/...", "MOD/..." or "../MOD/...".
 set(modules "")
-string(REPLACE "|" ";" layers "${LAYERS}")
+if(DEFINED LAYERS)
+  string(REPLACE "|" ";" layers "${LAYERS}")
+else()
+  include("${LIB_DIR}/layers.cmake")
+  set(layers ${topoplan_layers})
+endif()
 foreach(entry IN LISTS layers)
   string(REPLACE ":" ";" parts "${entry}")
   list(GET parts 0 mod)
@@ -58,6 +65,6 @@ foreach(mod IN LISTS modules)
   endforeach()
 endforeach()
 if(problems)
-  message(FATAL_ERROR "includes that cross the module layering (lib/CMakeLists.txt):${problems}")
+  message(FATAL_ERROR "includes that cross the module layering (lib/layers.cmake):${problems}")
 endif()
 file(WRITE "${STAMP}" "layering ok\n")

@@ -34,6 +34,7 @@
 #include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/planner.hpp"
 #include "topoplan/render/render.hpp"
+#include "topoplan/simulate/trace.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan::fuzz {
@@ -212,6 +213,37 @@ void topology_argument(std::string_view data) {
   load_topology(data, [](const std::string&) { return std::optional<std::string>(); });
 }
 
+// A TRACE of `simulate`: any of the formats read_trace tells apart. A first
+// line `#settings key=value,...` gives the argument's settings (acme's
+// cluster and jobs, openb's sharing), which the file then does not hold.
+void traces(std::string_view data) {
+  TraceOptions options;
+  options.accelerators = cluster().accelerators().size();
+  constexpr std::string_view kSettings = "#settings ";
+  if (data.substr(0, kSettings.size()) == kSettings) {
+    std::string_view line = data.substr(0, data.find('\n'));
+    options.settings = parse_trace_argument("trace.csv:" + std::string(line.substr(kSettings.size()))).second;
+    data.remove_prefix(std::min(data.size(), line.size() + 1));
+    // A synthetic trace as long as asked is slow, not wrong: keep runs short.
+    for (auto& [key, value] : options.settings.values)
+      if (key == "jobs" && !(std::strtod(value.c_str(), nullptr) <= 1000)) value = "1000";
+  }
+  Trace trace = read_trace(data, "trace.csv", options);
+  if (trace.jobs.empty() || trace.jobs.size() > TraceLimits::max_jobs)
+    broken("a trace of " + std::to_string(trace.jobs.size()) + " jobs");
+  for (const TraceJob& job : trace.jobs) {
+    if (job.gpus == 0 || job.gpus > TraceLimits::max_gpus)
+      broken("job '" + job.id + "' has " + std::to_string(job.gpus) + " gpus");
+    if (!(job.submit_s >= 0 && job.submit_s <= TraceLimits::max_seconds) ||
+        !(job.duration_s >= 0 && job.duration_s <= TraceLimits::max_seconds))
+      broken("job '" + job.id + "' has a time out of bounds");
+    if (job.comm_fraction && !(*job.comm_fraction >= 0 && *job.comm_fraction <= 1))
+      broken("job '" + job.id + "' has a communication share out of [0, 1]");
+    if (job.parallelism && std::uint64_t{job.parallelism->tp} * job.parallelism->pp * job.parallelism->dp != job.gpus)
+      broken("job '" + job.id + "': tp x pp x dp is not its gpus");
+  }
+}
+
 constexpr Harness kHarnesses[] = {
     {"byte_size", byte_size},
     {"device_perf", device_perf},
@@ -231,6 +263,7 @@ constexpr Harness kHarnesses[] = {
     {"topology_argument", topology_argument},
     {"topology_writers", topology_writers},
     {"topology_yaml", topology_yaml},
+    {"traces", traces},
 };
 
 }  // namespace

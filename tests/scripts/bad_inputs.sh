@@ -8,6 +8,7 @@
 #   plans/           topoplan evaluate gb200-nvl72:racks=2 FILE
 #   import-FORMAT/   topoplan import --from FORMAT FILE -o OUT
 #   device-perf/     topoplan check gb200-nvl72:racks=2 JOBS --device-perf FILE
+#   traces/          topoplan simulate gb200-nvl72:racks=2 FILE
 # UPDATE_GOLDEN=1 rewrites the .err files; review the diff.
 set -u
 bin=$(realpath "$1")
@@ -38,6 +39,7 @@ for file in */*; do
     jobs) args=(check gb200-nvl72:racks=2 "$file") ;;
     plans) args=(evaluate gb200-nvl72:racks=2 "$file") ;;
     device-perf) args=(check gb200-nvl72:racks=2 "$root/tests/cli/inputs/jobs-train-a.yaml" --device-perf "$file") ;;
+    traces) args=(simulate gb200-nvl72:racks=2 "$file") ;;
     import-*) args=(import --from "${dir#import-}" "$file" -o "$out") ;;
     *) echo "FAIL $file: no command for folder $dir"; fail=1; continue ;;
   esac

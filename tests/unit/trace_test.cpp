@@ -77,13 +77,14 @@ TEST_CASE("trace: every problem of a CSV is reported with its line and column") 
   CHECK(has_prefix(e, "t.csv:3:3: "));
   CHECK(has_prefix(e, "t.csv:4:1: "));
   CHECK(has_prefix(e, "t.csv:4:5: "));
-  CHECK(has_prefix(e, "t.csv:5:"));
+  CHECK(has_prefix(e, "t.csv:5:1: "));  // a line's problem is at its start
   CHECK(e.size() == 5);
   auto unknown = errors_of("id,submit_s,gpus,duraton_s\n");
   REQUIRE(unknown.size() == 2);  // the unknown column, and the missing one
   CHECK(unknown[0].find("duration_s") != std::string::npos);
   CHECK_FALSE(errors_of("").empty());
-  CHECK_FALSE(errors_of("id,submit_s,gpus,duration_s\n").empty());  // no jobs
+  CHECK(errors_of("id,submit_s,gpus,duration_s\n") ==
+        std::vector<std::string>{"t.csv:1:1: the trace has no jobs"});
   CHECK_FALSE(errors_of("what,is,this\n1,2,3\n").empty());            // no known format
 }
 

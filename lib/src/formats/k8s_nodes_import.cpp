@@ -53,6 +53,7 @@
 
 #include "format_functions.hpp"
 #include "import_support.hpp"
+#include "io/kubernetes_list.hpp"
 #include "io/yaml_support.hpp"
 #include "k8s_label_schemes.hpp"
 #include "kubernetes_names.hpp"
@@ -679,34 +680,6 @@ ImportResult import_k8s_nodes(std::span<const ImportSource> sources, const Impor
 
 namespace topoplan {
 
-bool is_k8s_node_list(std::string_view text) {
-  std::vector<yaml::Node> docs;
-  try {
-    docs = yaml::parse_all(text, "");
-  } catch (const InputError&) {
-    return false;
-  }
-  bool any = false;
-  for (const yaml::Node& doc : docs) {
-    if (!doc.IsDefined() || doc.IsNull()) continue;
-    if (!doc.IsMap() || !doc["kind"].IsDefined() || !doc["kind"].IsScalar()) return false;
-    const std::string kind = doc["kind"].Scalar();
-    if (kind == "Node") {
-      any = true;
-      continue;
-    }
-    if (kind != "List" && kind != "NodeList") return false;
-    const yaml::Node items = doc["items"];
-    if (!items.IsDefined() || !items.IsSequence()) return false;
-    for (const yaml::Node& item : items) {
-      if (!item.IsMap()) return false;
-      const yaml::Node k = item["kind"];
-      if (k.IsDefined() && (!k.IsScalar() || k.Scalar() != "Node")) return false;
-      if (!k.IsDefined() && kind != "NodeList") return false;
-      any = true;
-    }
-  }
-  return any;
-}
+bool is_k8s_node_list(std::string_view text) { return yaml::is_object_list(text, "Node"); }
 
 }  // namespace topoplan

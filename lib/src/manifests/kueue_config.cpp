@@ -15,16 +15,8 @@ namespace topoplan {
 
 namespace {
 
-yaml::Node child(const yaml::Node& n, std::string_view key) {
-  if (!n.IsDefined() || !n.IsMap()) return yaml::Node();
-  yaml::Node v = n[std::string(key)];
-  return v.IsDefined() ? v : yaml::Node();
-}
-
-std::string scalar(const yaml::Node& n) { return n.IsDefined() && n.IsScalar() ? n.Scalar() : std::string(); }
-
 bool is_kueue(const yaml::Node& doc) {
-  std::string api = scalar(child(doc, "apiVersion"));
+  std::string api = doc["apiVersion"].Scalar();
   return api.rfind("kueue.x-k8s.io/", 0) == 0;
 }
 
@@ -35,20 +27,20 @@ void collect_kueue_config(const std::vector<yaml::Node>& documents, const std::s
   auto error = [&](const yaml::Node& at, std::string message) { sink.error(yaml::where(file, at), std::move(message)); };
   for (const yaml::Node& doc : documents) {
     if (!doc.IsDefined() || !doc.IsMap() || !is_kueue(doc)) continue;
-    std::string kind = scalar(child(doc, "kind"));
-    std::string name = scalar(child(child(doc, "metadata"), "name"));
-    yaml::Node spec = child(doc, "spec");
+    std::string kind = doc["kind"].Scalar();
+    std::string name = doc["metadata"]["name"].Scalar();
+    yaml::Node spec = doc["spec"];
     if (kind == "Topology") {
       KueueConfig::RawTopology t;
       t.where = yaml::where(file, doc);
-      yaml::Node levels = child(spec, "levels");
+      yaml::Node levels = spec["levels"];
       if (!levels.IsSequence() || levels.size() == 0 || levels.size() > 16) {
         error(levels.IsDefined() ? levels : doc, "a Topology needs spec.levels: 1 to 16 entries with a nodeLabel");
         continue;
       }
       bool ok = true;
       for (const yaml::Node& l : levels) {
-        std::string label = scalar(child(l, "nodeLabel"));
+        std::string label = l["nodeLabel"].Scalar();
         if (label.empty()) {
           error(l, "a Topology level needs a nodeLabel");
           ok = false;
@@ -63,40 +55,40 @@ void collect_kueue_config(const std::vector<yaml::Node>& documents, const std::s
       }
       if (ok) config.topologies[name] = std::move(t);
     } else if (kind == "ResourceFlavor") {
-      std::string topology = scalar(child(spec, "topologyName"));
+      std::string topology = spec["topologyName"].Scalar();
       if (topology.empty()) continue;  // not a TAS flavor
       KueueConfig::RawFlavor f;
       f.topology = topology;
       f.where = yaml::where(file, doc);
-      yaml::Node labels = child(spec, "nodeLabels");
+      yaml::Node labels = spec["nodeLabels"];
       if (labels.IsMap())
-        for (const auto& e : labels) f.node_labels.emplace_back(scalar(e.first), scalar(e.second));
+        for (const auto& e : labels) f.node_labels.emplace_back(e.first.Scalar(), e.second.Scalar());
       std::sort(f.node_labels.begin(), f.node_labels.end());
-      yaml::Node tolerations = child(spec, "tolerations");
+      yaml::Node tolerations = spec["tolerations"];
       if (tolerations.IsSequence())
         for (const yaml::Node& t : tolerations) {
           Toleration tol;
-          tol.key = scalar(child(t, "key"));
-          tol.op = scalar(child(t, "operator"));
+          tol.key = t["key"].Scalar();
+          tol.op = t["operator"].Scalar();
           if (tol.op.empty()) tol.op = "Equal";
-          tol.value = scalar(child(t, "value"));
-          tol.effect = scalar(child(t, "effect"));
+          tol.value = t["value"].Scalar();
+          tol.effect = t["effect"].Scalar();
           f.tolerations.push_back(std::move(tol));
         }
       if (!config.raw_flavors.count(name)) config.flavor_order.push_back(name);
       config.raw_flavors[name] = std::move(f);
     } else if (kind == "ClusterQueue") {
       std::vector<std::string> flavors;
-      yaml::Node groups = child(spec, "resourceGroups");
+      yaml::Node groups = spec["resourceGroups"];
       if (groups.IsSequence())
         for (const yaml::Node& g : groups) {
-          yaml::Node fl = child(g, "flavors");
+          yaml::Node fl = g["flavors"];
           if (fl.IsSequence())
-            for (const yaml::Node& f : fl) flavors.push_back(scalar(child(f, "name")));
+            for (const yaml::Node& f : fl) flavors.push_back(f["name"].Scalar());
         }
       config.cluster_queues[name] = std::move(flavors);
     } else if (kind == "LocalQueue") {
-      config.local_queues[name] = scalar(child(spec, "clusterQueue"));
+      config.local_queues[name] = spec["clusterQueue"].Scalar();
     }
   }
 }
@@ -150,8 +142,8 @@ std::vector<std::string> kueue_topology_levels(const std::vector<ManifestInput>&
     if (!config.topologies.empty()) {
       // The first in the file: collect_kueue_config keys them by name.
       for (const yaml::Node& doc : docs)
-        if (is_kueue(doc) && scalar(child(doc, "kind")) == "Topology") {
-          auto it = config.topologies.find(scalar(child(child(doc, "metadata"), "name")));
+        if (is_kueue(doc) && doc["kind"].Scalar() == "Topology") {
+          auto it = config.topologies.find(doc["metadata"]["name"].Scalar());
           if (it != config.topologies.end()) return it->second.levels;
         }
     }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "../io/kubernetes_list.hpp"
 #include "../io/yaml_support.hpp"
 #include "pod_spec.hpp"
 
@@ -12,23 +13,15 @@ namespace topoplan {
 
 namespace {
 
-yaml::Node child(const yaml::Node& n, std::string_view key) {
-  if (!n.IsDefined() || !n.IsMap()) return yaml::Node();
-  yaml::Node v = n[std::string(key)];
-  return v.IsDefined() ? v : yaml::Node();
-}
-
-std::string scalar(const yaml::Node& n) { return n.IsDefined() && n.IsScalar() ? n.Scalar() : std::string(); }
-
 // The Pods of a document: itself, or the items of a List or PodList.
 std::vector<yaml::Node> pods_of(const yaml::Node& doc) {
   std::vector<yaml::Node> out;
   if (!doc.IsDefined() || !doc.IsMap()) return out;
-  std::string kind = scalar(child(doc, "kind"));
+  std::string kind = doc["kind"].Scalar();
   if (kind == "Pod") {
     out.push_back(doc);
   } else if (kind == "List" || kind == "PodList") {
-    yaml::Node items = child(doc, "items");
+    yaml::Node items = doc["items"];
     if (items.IsSequence())
       for (const yaml::Node& item : items) out.push_back(item);
   }
@@ -37,32 +30,7 @@ std::vector<yaml::Node> pods_of(const yaml::Node& doc) {
 
 }  // namespace
 
-bool is_pod_list(std::string_view text) {
-  std::vector<yaml::Node> docs;
-  try {
-    docs = yaml::parse_all(text, "");
-  } catch (const InputError&) {
-    return false;
-  }
-  bool any = false;
-  for (const yaml::Node& doc : docs) {
-    if (!doc.IsDefined() || doc.IsNull()) continue;
-    if (!doc.IsMap()) return false;
-    std::string kind = scalar(child(doc, "kind"));
-    if (kind == "Pod") {
-      any = true;
-      continue;
-    }
-    if (kind != "List" && kind != "PodList") return false;
-    yaml::Node items = child(doc, "items");
-    if (!items.IsSequence()) return false;
-    for (const yaml::Node& item : items) {
-      if (scalar(child(item, "kind")) != "Pod" && !(kind == "PodList" && item.IsMap())) return false;
-      any = true;
-    }
-  }
-  return any;
-}
+bool is_pod_list(std::string_view text) { return yaml::is_object_list(text, "Pod"); }
 
 RunningPods read_pod_list(const std::vector<ManifestInput>& inputs, const Topology& topology,
                           std::vector<Diagnostic>& warnings) {
@@ -84,8 +52,8 @@ RunningPods read_pod_list(const std::vector<ManifestInput>& inputs, const Topolo
           sink.error(yaml::where(in.file, pod), "a Pod must be a mapping");
           continue;
         }
-        std::string phase = scalar(child(child(pod, "status"), "phase"));
-        PodSpecInfo info = read_pod_spec(child(pod, "spec"), in.file, sink, false);
+        std::string phase = pod["status"]["phase"].Scalar();
+        PodSpecInfo info = read_pod_spec(pod["spec"], in.file, sink, false);
         if (info.node_name.empty() || phase == "Succeeded" || phase == "Failed") continue;
         auto it = nodes.find(info.node_name);
         if (it == nodes.end()) {

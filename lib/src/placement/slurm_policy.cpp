@@ -203,6 +203,10 @@ std::vector<std::uint32_t> SlurmPolicy::place(const CapacityView& view, const Pl
 }
 
 std::string SlurmPolicy::why_not(const CapacityView& view, const PlaceRequest& request) const {
+  // allocate() words one refusal only, --switches=1's spill (one leaf
+  // switch); any other would be allocated a second time to say nothing.
+  const LevelIndex host = view.topology().host_level();
+  if (!request.required || host == 0 || *request.required != host - 1) return {};
   std::string why;
   if (allocate(view, request, &why).empty()) return why;
   return {};

@@ -86,7 +86,7 @@ Trace read_acme_trace(std::string_view text, const std::string& file, const Trac
   for (const ClusterStats& c : clusters) names.push_back(c.name);
   std::optional<std::string> wanted = settings.get("cluster");
   if (!wanted)
-    throw InputError({file, 0, 0}, fmt::format("the AcmeTrace summary describes clusters, not jobs: name one to draw "
+    throw InputError({file, 1, 1}, fmt::format("the AcmeTrace summary describes clusters, not jobs: name one to draw "
                                                "a trace from with '{}:cluster=NAME' ({})",
                                                file, fmt::join(names, ", ")));
   auto it = std::find_if(clusters.begin(), clusters.end(), [&](const ClusterStats& c) { return c.name == *wanted; });

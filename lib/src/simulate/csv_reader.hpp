@@ -29,7 +29,9 @@ class Reader {
   bool next(std::vector<Field>& fields);
   /// Line of the record last returned.
   int line() const { return line_; }
-  SourceLocation where(int column = 0) const { return {file_, line_, column}; }
+  /// Where the record last returned is; a problem of the whole line points
+  /// at its start, so that every error has FILE:LINE:COL.
+  SourceLocation where(int column = 1) const { return {file_, line_, column}; }
   const std::string& file() const { return file_; }
 
  private:

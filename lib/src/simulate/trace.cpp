@@ -113,12 +113,13 @@ Trace read_trace(std::string_view text, const std::string& file, const TraceOpti
   else if (has_field(header, "id") || has_field(header, "submit_s") || has_field(header, "gpus"))
     trace = read_native_trace(text, file, options);
   else
-    throw InputError({file, header.empty() ? 0 : 1, header.empty() ? 0 : 1},
+    throw InputError({file, 1, 1},
                      "not a trace topoplan reads: expected a CSV header with id,submit_s,gpus,duration_s "
                      "(topoplan-formats(5), TRACES), a Gavel trace, an Alibaba openb pod list or the AcmeTrace "
                      "cluster summary");
   trace.name = file;
-  if (trace.jobs.empty()) throw InputError({file, 0, 0}, "the trace has no jobs");
+  // Located like every other input error (an empty file's line 1 included).
+  if (trace.jobs.empty()) throw InputError({file, 1, 1}, "the trace has no jobs");
   return trace;
 }
 

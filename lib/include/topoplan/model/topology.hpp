@@ -202,7 +202,8 @@ class Topology {
 };
 
 /// Finds devices and domains by the names Topology prints. Building it costs a
-/// pass over the topology, so commands build one when they need lookups.
+/// pass over the topology, so commands build one when they need lookups. It
+/// keeps a pointer to `topology`, which must outlive the index (and not move).
 class TopologyIndex {
  public:
   explicit TopologyIndex(const Topology& topology);
