@@ -14,6 +14,7 @@
 
 #include "../placement/price_cache.hpp"
 #include "timeline.hpp"
+#include "trace_job.hpp"
 #include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/placement/planner_state.hpp"
 #include "topoplan/simulate/failure_process.hpp"
@@ -30,23 +31,6 @@ std::string shape_key(const Job& j) {
   return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", j.per_replica, j.parallelism.tp, j.parallelism.pp,
                      j.parallelism.dp, j.parallelism.ep, j.kind == JobKind::training ? 't' : 'i',
                      j.required.value_or("-"), j.preferred.value_or("-"), j.accelerator_model, j.tenant);
-}
-
-Job to_job(const TraceJob& t) {
-  Job j;
-  j.name = t.id;
-  j.kind = t.kind;
-  j.replicas = 1;
-  j.per_replica = t.gpus;
-  if (t.parallelism) j.parallelism = *t.parallelism;
-  else j.parallelism.dp = t.gpus;
-  j.required = t.required;
-  j.preferred = t.preferred;
-  j.priority = t.priority;
-  j.tenant = t.tenant;
-  j.accelerator_model = t.accelerator_model;
-  j.where = t.where;
-  return j;
 }
 
 std::vector<DeviceId> ranks_of(const JobPlacement& p) {
