@@ -105,6 +105,9 @@ class TreeEvaluation {
 
   // Rule 1.
   DomainId top_switch(std::int64_t rem_nodes) const {
+    // The root comes first and alone at the highest level: when it has
+    // enough, no later switch can replace it.
+    if (count_[t_.root()] > 0 && count_[t_.root()] >= rem_nodes) return t_.root();
     DomainId top = kNone;
     for (DomainId s = 0; s < count_.size(); ++s) {
       if (count_[s] == 0 || count_[s] < rem_nodes) continue;
@@ -148,17 +151,6 @@ class TreeEvaluation {
         count_[s] = count_[s] <= taken ? 0 : count_[s] - taken;
     }
     count_[leaf] = 0;
-  }
-
-  // Hops between two leaf switches (same level).
-  std::uint64_t hops(DomainId a, DomainId b) const {
-    std::uint64_t up = 0;
-    while (a != b) {
-      a = t_.domain(a).parent;
-      b = t_.domain(b).parent;
-      ++up;
-    }
-    return 2 * up;
   }
 
  private:
@@ -251,10 +243,18 @@ std::vector<std::uint32_t> SlurmPolicy::allocate(const CapacityView& view, const
   // histograms where the view counts as the occupancy does, else from the
   // switches below, else (a leaf switch) from its nodes.
   const bool simple = !view.narrowed();
+  // Which leaf switches the view counts as the occupancy does, found at once.
+  const LevelIndex leaf_level = host > 0 ? host - 1 : 0;
+  const DomainId first_leaf_id = t.domains_at(leaf_level).first;
+  const std::vector<std::uint8_t> exact_leaf =
+      simple || whole || host == 0 ? std::vector<std::uint8_t>{} : view.exact_at(leaf_level);
+  auto exact = [&](DomainId s) {
+    return t.domain(s).level == leaf_level ? exact_leaf[s - first_leaf_id] != 0 : view.exact(s);
+  };
   auto below_in = [&](auto& self, DomainId s, bool sum_offers) -> std::uint64_t {
     if (whole) return view.nodes(s);
     std::uint64_t n = 0;
-    if (simple || view.exact(s)) {
+    if (simple || exact(s)) {
       for (const auto& [c, o] : offers)
         n += static_cast<std::uint64_t>(occ.nodes_with_free(s, c)) * (sum_offers ? o : 1);
       return n;
@@ -301,7 +301,16 @@ std::vector<std::uint32_t> SlurmPolicy::allocate(const CapacityView& view, const
     while (!done) {
       DomainId leaf = eval.choose_leaf(leaves, dist, rem_nodes);
       if (leaf == kNone) break;
-      for (std::size_t i = 0; i < leaves.size(); ++i) dist[i] += eval.hops(leaf, leaves[i]);
+      // Hops from `leaf` to every leaf below the top switch: two per level
+      // up to their common ancestor, so 2 x (levels from the leaves to the
+      // top) for all, less 2 for the leaves below each of the chosen leaf's
+      // ancestors under the top (and below the leaf itself).
+      const std::uint64_t span = 2ull * (host - 1 - t.domain(top).level);
+      for (std::uint64_t& x : dist) x += span;
+      for (DomainId a = leaf; a != top; a = t.domain(a).parent) {
+        auto [from, to] = t.descendants_at(a, host - 1);
+        for (DomainId l = from; l < to; ++l) dist[l - first_leaf] -= 2;
+      }
       const Domain& d = t.domain(leaf);
       for (std::uint32_t c = 0; c < d.child_count && !done; ++c) done = take_from(d.first_child + c);
       if (!done) eval.exhaust(leaf);
