@@ -123,6 +123,12 @@ Topology load_topology_argument(const std::string& argument, const std::vector<s
       print_warnings(result.warnings);
       return std::move(result.topology);
     }
+    if (text && is_openb_node_list(*text)) {
+      std::vector<ImportSource> sources{{argument, *text}};
+      ImportResult result = find_import_format("openb-nodes")->run(sources, {});
+      print_warnings(result.warnings);
+      return std::move(result.topology);
+    }
   }
   return load_topology(argument, [&](const std::string& path) { return text && path == argument ? text : read_file(path); });
 }

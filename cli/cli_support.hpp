@@ -47,7 +47,8 @@ void refuse_directory(const std::string& path);
 /// settings. A file that is a Kubernetes node list (kubectl get nodes) is
 /// imported as `import --from k8s-nodes --cpu-nodes` would, with
 /// `level_labels` as its --levels (none: the label scheme the nodes carry);
-/// the importer's warnings go to stderr.
+/// an Alibaba openb node list as `import --from openb-nodes` would. The
+/// importer's warnings go to stderr.
 Topology load_topology_argument(const std::string& argument, const std::vector<std::string>& level_labels = {});
 
 /// Writes `content` to `path` through a temporary file in the same directory

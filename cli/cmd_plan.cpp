@@ -10,7 +10,7 @@
 
 #include "cli_support.hpp"
 #include "command.hpp"
-#include "topoplan/io/device_perf.hpp"
+#include "device_perf_option.hpp"
 #include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/check_report.hpp"
 #include "topoplan/placement/comparison.hpp"
@@ -36,8 +36,7 @@ struct PlanCommandOptions {
   std::string occupied;
   std::string output;
   std::vector<std::string> level_labels;
-  std::string device_perf;
-  std::string perf_class;
+  DevicePerfOption device_perf;
   PlanFormat format = PlanFormat::text;
 };
 
@@ -73,21 +72,10 @@ std::vector<ManifestInput> read_jobs(const std::vector<std::string>& paths) {
   return inputs;
 }
 
-// --device-perf: the devices' speeds and states the file gives.
-Topology with_device_perf(const PlanCommandOptions& o, Topology topology) {
-  if (o.device_perf.empty()) {
-    if (!o.perf_class.empty()) throw InputError({}, "--perf-class chooses rows of --device-perf; give --device-perf FILE");
-    return topology;
-  }
-  std::vector<DeviceOverride> overrides = read_device_perf(read_input(o.device_perf), o.device_perf, topology,
-                                                           o.perf_class);
-  return with_device_overrides(topology, overrides);
-}
-
 // TOPO; a Kubernetes node list takes its levels from a Kueue Topology among
 // the job inputs.
 Topology load_topology_for(const PlanCommandOptions& o, const std::vector<ManifestInput>& inputs) {
-  return with_device_perf(o, load_topology_argument(o.topology, kueue_topology_levels(inputs)));
+  return with_device_perf(o.device_perf, load_topology_argument(o.topology, kueue_topology_levels(inputs)));
 }
 
 // JOBS in any format topoplan reads (native, Kubernetes, sbatch); what it
@@ -205,7 +193,7 @@ int run_evaluate(const PlanCommandOptions& o) {
   // The plan's YAML is read and parsed on a second core while the topology
   // loads; its problems are reported after the topology's.
   auto parsing = std::async(std::launch::async, [&o] { return PlanDocument(read_input(o.plan), o.plan); });
-  Topology topology = with_device_perf(o, load_topology_argument(o.topology));
+  Topology topology = with_device_perf(o.device_perf, load_topology_argument(o.topology));
   auto building = pricer_for(topology);
   Plan plan = parse_plan_yaml(parsing.get(), topology);
   plan.topology = o.topology;  // as given, whatever the file says
@@ -294,14 +282,6 @@ void add_topology(CLI::App& command, PlanCommandOptions& o) {
       ->required();
 }
 
-void add_device_perf(CLI::App& command, PlanCommandOptions& o) {
-  command.add_option("--device-perf", o.device_perf,
-                     "per-device speeds and states (CSV: device,speed[,state][,class]; topoplan-formats(5))")
-      ->option_text("FILE");
-  command.add_option("--perf-class", o.perf_class, "the workload class whose rows of --device-perf apply")
-      ->option_text("CLASS");
-}
-
 void add_level_labels(CLI::App& command, PlanCommandOptions& o) {
   command.add_option("--level-label", o.level_labels,
                      "LABEL=LEVEL: Kubernetes node label LABEL names topology level LEVEL (repeatable)")
@@ -320,7 +300,7 @@ Action setup_plan(CLI::App& command) {
   add_level_labels(command, *o);
   command.add_option("--policy", o->policy, "placement policy (default topo; see below)")->option_text("P");
   add_occupied(command, *o);
-  add_device_perf(command, *o);
+  add_device_perf_option(command, o->device_perf);
   command.add_option("-o,--output", o->output, "also write the plan to FILE: .yaml (or .yml) or .json")
       ->option_text("FILE");
   add_plan_format(command, o->format);
@@ -362,7 +342,7 @@ Action setup_evaluate(CLI::App& command) {
   add_topology(command, *o);
   command.add_option("PLAN", o->plan, "a plan: from 'topoplan plan -o', by hand, or from another scheduler")
       ->required();
-  add_device_perf(command, *o);
+  add_device_perf_option(command, o->device_perf);
   add_plan_format(command, o->format);
   command.footer(
       "Plan entries name devices (HOST/gpuK, hostlists allowed) or whole nodes; see topoplan-jobs(5).\n"
@@ -379,7 +359,7 @@ Action setup_compare(CLI::App& command) {
   command.add_option("--policies", o->policies, "comma-separated policies (default topo,kueue,slurm,naive)")
       ->option_text("P,P,...");
   add_occupied(command, *o);
-  add_device_perf(command, *o);
+  add_device_perf_option(command, o->device_perf);
   add_plan_format(command, o->format, false);
   command.footer(
       "One table: per job and policy the estimated communication time per step (with\n"
@@ -401,7 +381,7 @@ Action setup_check(CLI::App& command) {
   add_level_labels(command, *o);
   command.add_option("--policy", o->policy, "placement policy (default topo)")->option_text("P");
   add_occupied(command, *o);
-  add_device_perf(command, *o);
+  add_device_perf_option(command, o->device_perf);
   add_plan_format(command, o->format, false);
   command.footer("Manifests are planned with --policy, then checked; a single plan file (from\n"
                  "'topoplan plan -o', by hand, or another scheduler's) is checked as it is.\n"

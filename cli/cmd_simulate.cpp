@@ -10,11 +10,11 @@
 
 #include "cli_support.hpp"
 #include "command.hpp"
+#include "device_perf_option.hpp"
 #include "topoplan/io/failure_rates.hpp"
-#include "topoplan/placement/policy.hpp"
+#include "topoplan/simulate/simulation.hpp"
 #include "topoplan/simulate/simulation_chart.hpp"
 #include "topoplan/simulate/simulation_report.hpp"
-#include "topoplan/simulate/simulator.hpp"
 
 namespace topoplan::cli {
 
@@ -32,6 +32,7 @@ struct SimulateOptions {
   std::uint64_t seed = 1;
   double checkpoint_interval_s = 1800;
   std::size_t samples = 100;
+  DevicePerfOption device_perf;
   bool quiet = false;
 };
 
@@ -81,54 +82,32 @@ class ProgressBar {
 };
 
 int run_simulate(const SimulateOptions& o) {
-  Topology topology = load_topology_argument(o.topology);
-  std::vector<std::string> policies = split(o.policies);
-  if (policies.empty()) throw InputError({}, "--policies needs at least one policy");
-  for (const std::string& p : policies) make_policy(p, topology);  // unknown names fail here, with a suggestion
-
+  Topology topology = with_device_perf(o.device_perf, load_topology_argument(o.topology));
   auto [path, settings] = parse_trace_argument(o.trace);
   TraceOptions trace_options;
   trace_options.settings = settings;
   trace_options.accelerators = topology.accelerators().size();
+  trace_options.host_level = topology.levels()[topology.host_level()].name;
   Trace trace = read_trace(read_input(path), path, trace_options);
   trace.name = o.trace;
 
+  SimulationRequest request;
+  request.topology = o.topology;
+  request.policies = split(o.policies);
+  request.options.slowdown.scale = o.slowdown_scale;
+  request.options.slowdown.comm_fraction = o.comm_fraction;
+  request.options.checkpoint_interval_s = o.checkpoint_interval_s;
+  request.options.samples = o.samples;
+  request.options.seed = o.seed;
   FailureRates rates;
-  SimulationOptions options;
-  options.slowdown.scale = o.slowdown_scale;
-  options.slowdown.comm_fraction = o.comm_fraction;
-  options.checkpoint_interval_s = o.checkpoint_interval_s;
-  options.samples = o.samples;
-  options.seed = o.seed;
   if (!o.mtbf.empty()) {
     rates = parse_failure_rates(read_input(o.mtbf), o.mtbf, topology);
-    options.failures = &rates;
+    request.options.failures = &rates;
+    request.failures_file = o.mtbf;
   }
   ProgressBar bar(!o.quiet && ::isatty(STDERR_FILENO) != 0);
-  std::string label;
-  options.progress = [&](double f) { bar.show(label, f); };
-
-  label = "simulate: preparing";
-  bar.show(label, 0);
-  Simulator simulator(topology, trace, options);
-  SimulationReport report;
-  report.topology = o.topology;
-  report.trace = o.trace;
-  report.trace_format = trace.format;
-  for (const TraceJob& j : trace.jobs) report.job_ids.push_back(j.id);
-  report.accelerators = topology.accelerators().size();
-  for (const Level& l : topology.levels()) report.levels.push_back(l.name);
-  report.slowdown_scale = o.slowdown_scale;
-  report.comm_fraction = o.comm_fraction;
-  report.checkpoint_interval_s = o.checkpoint_interval_s;
-  report.seed = o.seed;
-  if (!o.mtbf.empty()) report.failures_source = rates.source.empty() ? o.mtbf : rates.source;
-  report.assumptions = trace.assumptions;
-  for (const std::string& p : policies) {
-    label = "simulate: " + p;
-    report.runs.push_back(simulator.run(p));
-    report.metrics.push_back(summarize(report.runs.back()));
-  }
+  request.progress = [&](std::string_view stage, double f) { bar.show(std::string(stage), f); };
+  SimulationReport report = simulate(topology, trace, request);
   bar.clear();
 
   std::ostringstream text;
@@ -155,7 +134,10 @@ int run_simulate(const SimulateOptions& o) {
 
 Action setup_simulate(CLI::App& command) {
   auto o = std::make_shared<SimulateOptions>();
-  command.add_option("TOPO", o->topology, "built-in name (with :key=value parameters) or topology file")->required();
+  command.add_option("TOPO", o->topology,
+                     "built-in name (with :key=value parameters), topology file, or node list (kubectl get nodes "
+                     "-o json, Alibaba openb node list)")
+      ->required();
   command.add_option("TRACE", o->trace,
                      "job trace: topoplan CSV, Gavel trace, Alibaba openb pod list or AcmeTrace summary "
                      "(FILE:key=value,... for settings; topoplan-formats(5), TRACES)")
@@ -184,6 +166,7 @@ Action setup_simulate(CLI::App& command) {
   command.add_option("--samples", o->samples, "points of the timeline, at least (default 100)")
       ->check(CLI::Range(1, 100000))
       ->option_text("N");
+  add_device_perf_option(command, o->device_perf);
   command.add_flag("-q,--quiet", o->quiet, "no progress bar (there is none unless stderr is a terminal)");
   command.footer(
       "Replays the trace once per policy: jobs arrive, wait in one queue (priority, then\n"
@@ -194,8 +177,8 @@ Action setup_simulate(CLI::App& command) {
       "the jobs that never started. Rules, model and sources: topoplan(1), SIMULATION.\n\n"
       "Examples:\n"
       "  topoplan simulate dgx-h100:nodes=8 tests/data/traces/gavel-philly-vc2869ce.trace -o report.svg\n"
-      "  topoplan simulate dgx-h100:nodes=64 tests/data/traces/openb_pod_list_default.csv:sharing=skip "
-      "--policies topo,naive\n"
+      "  topoplan simulate tests/data/traces/openb_node_list_gpu_node.csv "
+      "tests/data/traces/openb_pod_list_default.csv:sharing=skip --policies topo,naive\n"
       "  topoplan simulate gb200-nvl72:racks=8 tests/data/traces/acme-cluster-summary.csv:cluster=Kalos,jobs=2000 "
       "--mtbf samples/failure-rates-llama3.yaml --seed 2 --format json");
   return [o]() { return run_simulate(*o); };

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -137,6 +138,13 @@ TEST_CASE("trace: the openb pod list, GPU pods only, sharing pods whole or skipp
   TraceOptions bad;
   bad.settings = parse_trace_argument(file + ":sharing=maybe").second;
   CHECK_THROWS_AS(read_trace(text, file, bad), InputError);
+  // A pod runs on one node: with the host level named, every job requires it.
+  CHECK_FALSE(all.jobs[0].required);
+  TraceOptions on_nodes;
+  on_nodes.host_level = "node";
+  Trace pods = read_trace(text, file, on_nodes);
+  REQUIRE(pods.jobs.size() == 7064);
+  CHECK(std::all_of(pods.jobs.begin(), pods.jobs.end(), [](const TraceJob& j) { return j.required == "node"; }));
 }
 
 TEST_CASE("trace: AcmeTrace's summary gives a synthetic trace with its means, the same for a seed") {

@@ -17,6 +17,7 @@ ImportResult import_nccl_xml(std::span<const ImportSource> sources, const Import
 ImportResult import_nvidia_smi(std::span<const ImportSource> sources, const ImportOptions& options);
 ImportResult import_topograph(std::span<const ImportSource> sources, const ImportOptions& options);
 ImportResult import_ibnetdiscover(std::span<const ImportSource> sources, const ImportOptions& options);
+ImportResult import_openb_nodes(std::span<const ImportSource> sources, const ImportOptions& options);
 
 std::string export_slurm_tree(const Topology& topology, const ExportOptions& options);
 std::string export_slurm_block(const Topology& topology, const ExportOptions& options);

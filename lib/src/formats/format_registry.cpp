@@ -15,6 +15,7 @@ constexpr ImportFormat kImportFormats[] = {
     {"nvidia-smi", "nvidia-smi topo -m matrix: one node's insides (lossy)", import_nvidia_smi},
     {"ibnetdiscover", "ibnetdiscover output: InfiniBand switches and hosts", import_ibnetdiscover},
     {"topograph", "NVIDIA Topograph cluster model: switch tree and accelerator domains", import_topograph},
+    {"openb-nodes", "Alibaba openb node list (cluster-trace-gpu-v2023): GPU nodes, no fabric", import_openb_nodes},
 };
 
 constexpr ExportFormat kExportFormats[] = {

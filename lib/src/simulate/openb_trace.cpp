@@ -3,7 +3,8 @@
 // Gradient Descent", ATC'23): one pod a line,
 //   name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,
 //   creation_time,deletion_time,scheduled_time
-// A pod becomes a job of num_gpu whole GPUs, submitted at creation_time and
+// A pod becomes a job of num_gpu whole GPUs (on one node: required at the
+// host level, when the caller names it), submitted at creation_time and
 // running from scheduled_time to deletion_time (the whole lifetime for pods
 // that were never scheduled). CPU-only pods are left out; GPU-sharing pods
 // (one GPU, gpu_milli < 1000) take a whole GPU, or are left out with
@@ -122,6 +123,7 @@ Trace read_openb_trace(std::string_view text, const std::string& file, const Tra
       continue;
     }
     job.duration_s = *deleted - start;
+    if (!options.host_level.empty()) job.required = options.host_level;  // a pod runs on one node
     if (c_spec < f.size() && !f[c_spec].text.empty()) {
       if (auto glob = model_glob(f[c_spec].text))
         job.accelerator_model = *glob;
@@ -131,8 +133,10 @@ Trace read_openb_trace(std::string_view text, const std::string& file, const Tra
     trace.jobs.push_back(std::move(job));
   }
   sink.throw_if_any();
-  trace.assumptions.push_back("openb: a pod runs num_gpu whole GPUs from scheduled_time to deletion_time, "
-                              "submitted at creation_time; qos and CPU/memory requests are not used");
+  trace.assumptions.push_back(fmt::format("openb: a pod runs num_gpu whole GPUs{} from scheduled_time to "
+                                          "deletion_time, submitted at creation_time; qos and CPU/memory requests "
+                                          "are not used",
+                                          options.host_level.empty() ? "" : " of one " + options.host_level));
   if (cpu_only) trace.assumptions.push_back(fmt::format("openb: {} CPU-only pods left out", cpu_only));
   if (shared)
     trace.assumptions.push_back(sharing == "skip"

@@ -7,13 +7,16 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "../placement/price_cache.hpp"
 #include "timeline.hpp"
+#include "trace_job.hpp"
 #include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/placement/planner_state.hpp"
 #include "topoplan/simulate/failure_process.hpp"
@@ -25,28 +28,14 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Jobs with the same shape place alike: same size, parallelism, kind,
-// constraints, model and tenant.
-std::string shape_key(const Job& j) {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", j.per_replica, j.parallelism.tp, j.parallelism.pp,
-                     j.parallelism.dp, j.parallelism.ep, j.kind == JobKind::training ? 't' : 'i',
-                     j.required.value_or("-"), j.preferred.value_or("-"), j.accelerator_model, j.tenant);
-}
+// constraints, model and tenant. A tuple, not a formatted string: building
+// 100,000 keys with fmt cost 2.8 % of a kueue replay (callgrind).
+using ShapeKey = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, JobKind,
+                            std::optional<std::string>, std::optional<std::string>, std::string, std::string>;
 
-Job to_job(const TraceJob& t) {
-  Job j;
-  j.name = t.id;
-  j.kind = t.kind;
-  j.replicas = 1;
-  j.per_replica = t.gpus;
-  if (t.parallelism) j.parallelism = *t.parallelism;
-  else j.parallelism.dp = t.gpus;
-  j.required = t.required;
-  j.preferred = t.preferred;
-  j.priority = t.priority;
-  j.tenant = t.tenant;
-  j.accelerator_model = t.accelerator_model;
-  j.where = t.where;
-  return j;
+ShapeKey shape_key(const Job& j) {
+  return {j.per_replica, j.parallelism.tp, j.parallelism.pp, j.parallelism.dp, j.parallelism.ep, j.kind,
+          j.required,    j.preferred,      j.accelerator_model, j.tenant};
 }
 
 std::vector<DeviceId> ranks_of(const JobPlacement& p) {
@@ -69,11 +58,12 @@ struct Simulator::Impl {
   std::vector<double> ideal_step;         // per shape; < 0: does not fit the cluster
   std::vector<std::string> ideal_reason;  // per shape, when it does not fit
   std::vector<std::uint32_t> arrivals;    // job indices by (submit, trace order)
+  std::uint32_t min_gpus = 0;             // the smallest job's accelerators
 
   Impl(const Topology& topology, const Trace& tr, SimulationOptions o)
       : t(topology), trace(tr), options(std::move(o)), pricer(topology), prices(topology, pricer) {
     jobs.reserve(trace.jobs.size());
-    std::map<std::string, std::uint32_t> shapes;
+    std::map<ShapeKey, std::uint32_t> shapes;
     std::vector<std::uint32_t> first_of_shape;
     for (const TraceJob& tj : trace.jobs) {
       jobs.push_back(to_job(tj));
@@ -81,6 +71,7 @@ struct Simulator::Impl {
       if (fresh) first_of_shape.push_back(static_cast<std::uint32_t>(jobs.size() - 1));
       shape.push_back(it->second);
       comm_fraction.push_back(options.slowdown.comm_fraction_for(tj.comm_fraction, tj.gpus));
+      min_gpus = jobs.size() == 1 ? tj.gpus : std::min(min_gpus, tj.gpus);
     }
     // The ideal placement of each shape: ours, on the empty cluster. Jobs
     // the topology cannot interpret are reported all at once.
@@ -464,6 +455,9 @@ class Run {
   void schedule() {
     if (waiting_.empty()) return;
     std::uint64_t free = state_.occupancy().free_in(t_.root());
+    // Nothing can start on a full cluster (every job asks for at least one
+    // accelerator): the pass would only recompute a reservation it drops.
+    if (free == 0 && s_.min_gpus > 0) return;
     bool reserved = false;
     double shadow = kInf;
     std::uint64_t extra = 0;

@@ -70,6 +70,11 @@ struct ImportFormat {
 /// TOPO read through the k8s-nodes importer.
 bool is_k8s_node_list(std::string_view text);
 
+/// Whether `text` is an Alibaba openb node list (a CSV whose header names
+/// sn, gpu and model), which commands taking a TOPO read through the
+/// openb-nodes importer.
+bool is_openb_node_list(std::string_view text);
+
 /// Every import format, in the order --help lists them.
 std::span<const ImportFormat> import_formats();
 const ImportFormat* find_import_format(std::string_view name);

@@ -54,6 +54,10 @@ struct TraceOptions {
   /// Accelerators of the cluster the trace is replayed on (for a synthetic
   /// trace's arrival rate).
   std::uint64_t accelerators = 0;
+  /// The name of that cluster's host level. Formats whose jobs are single
+  /// Kubernetes pods (openb), which run on one node, require it; empty:
+  /// nothing is required.
+  std::string host_level;
 };
 
 /// Hard limits against hostile input.
