@@ -616,3 +616,41 @@ TEST_CASE("reading is deterministic") {
   }
   CHECK(messages(a.warnings) == messages(b.warnings));
 }
+
+TEST_CASE("manifests parsed ahead of the topology report what they hold when read, in input order") {
+  const Topology t = preset("dgx-h100:nodes=4");
+  // A Kubernetes Job naming a level label no topology has, topoplan's own
+  // jobs with a wrong type, and an unreadable YAML file.
+  const std::string k8s = job_yaml("        kueue.x-k8s.io/podset-required-topology: no.such/label\n",
+                                   "{limits: {nvidia.com/gpu: 8}}");
+  const std::string native = "jobs:\n  - {name: a, gpus: many}\n";
+  const std::string broken = "jobs: [\n";
+  std::vector<ManifestInput> inputs{{k8s, "k.yaml"}, {native, "n.yaml"}, {broken, "b.yaml"}};
+  // Parsing alone needs no topology and throws nothing.
+  ParsedManifests parsed(inputs);
+  CHECK(parsed.inputs().size() == 3);
+  std::string ahead, at_once;
+  try {
+    read_job_manifests(std::move(parsed), t);
+  } catch (const InputError& e) {
+    ahead = messages(e.diagnostics());
+  }
+  try {
+    read_job_manifests(inputs, t);
+  } catch (const InputError& e) {
+    at_once = messages(e.diagnostics());
+  }
+  CHECK(ahead == at_once);
+  // The unreadable file is found first (while parsing), the others in input order.
+  const std::size_t b = ahead.find("b.yaml:"), k = ahead.find("k.yaml:"), n = ahead.find("n.yaml:");
+  REQUIRE(b != std::string::npos);
+  REQUIRE(k != std::string::npos);
+  REQUIRE(n != std::string::npos);
+  CHECK(k < n);
+
+  // Good jobs come through whole.
+  ParsedManifests good(std::vector<ManifestInput>{{"jobs:\n  - {name: a, gpus: 8}\n  - {name: b, gpus: 16}\n", "g.yaml"}});
+  ManifestJobs jobs = read_job_manifests(std::move(good), t);
+  REQUIRE(jobs.jobs.size() == 2);
+  CHECK(jobs.jobs[1].name == "b");
+}

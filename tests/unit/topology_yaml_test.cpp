@@ -140,6 +140,62 @@ blocks:
   CHECK(islands.level == 0);
 }
 
+TEST_CASE("repeated blocks get the links their own names give them") {
+  // Every rack below holds the same devices; racks after the first take
+  // their links from the first when their domains have the same names.
+  // Here node names carry the rack's name, so a pattern naming one node
+  // matches only in rack r0: r1 must not get a copy of that link.
+  const char* text = R"(name: rep
+levels: [cluster, rack, node]
+blocks:
+  node:
+    level: node
+    devices: [{name: "gpu[0-1]", kind: gpu}, {name: nic0, kind: nic}]
+    links:
+      - {from: "gpu*", to: nic0, type: pcie5x16}
+  rack:
+    level: rack
+    devices: [{name: tor, kind: switch}]
+    children: [{block: node, count: 2, name: "{rack}n{i}"}]
+    links:
+      - {from: "*/nic0", to: tor, type: ib-ndr}
+      - {from: "r0n1/gpu0", to: tor, type: eth-100g, optional: true}
+  plain:
+    level: rack
+    devices: [{name: tor, kind: switch}]
+    children: [{block: node, count: 2, name: "n{i}"}]
+    links:
+      - {from: "*/nic0", to: tor, type: ib-ndr}
+      - {from: "n1/gpu0", to: tor, type: eth-100g}
+  c:
+    level: cluster
+    children:
+      - {block: rack, count: 3, name: "r{i}"}
+      - {block: plain, count: 3, name: "p{i}"}
+)";
+  Topology t = parse_topology_yaml(text, "rep.yaml");
+  auto links_of = [&](std::string_view rack) {
+    std::vector<std::string> out;
+    for (const Link& l : t.links()) {
+      std::string a = t.device_name(l.a), b = t.device_name(l.b);
+      if (a.rfind(rack, 0) == 0)
+        out.push_back(fmt::format("{} {} {}", a, b, t.link_type(l).name));
+    }
+    return out;
+  };
+  // Per rack: 2 nodes x 2 PCIe links, 2 NIC uplinks, and the one named link.
+  CHECK(links_of("r0").size() == 7);
+  CHECK(links_of("r1").size() == 6);
+  CHECK(links_of("r2").size() == 6);
+  for (const char* p : {"p0", "p1", "p2"}) {
+    std::vector<std::string> links = links_of(p);
+    REQUIRE(links.size() == 7);
+    // The copies land on the rack's own devices.
+    for (const std::string& l : links) CHECK(l.find(p) != std::string::npos);
+  }
+  CHECK(count_links(t, "eth-100g") == 4);
+}
+
 TEST_CASE("overrides change state, speed and labels of what they match") {
   std::string text = std::string(kTwoLevel) + R"(overrides:
   - {node: "node1", state: drain}

@@ -54,41 +54,75 @@ ManifestFormat detect_manifest_format(std::string_view text) {
   return looks_like_kubernetes(text) ? ManifestFormat::kubernetes : ManifestFormat::native;
 }
 
-ManifestJobs read_job_manifests(const std::vector<ManifestInput>& inputs, const Topology& topology,
-                                const ManifestOptions& options) {
-  LevelMap levels(topology, options.level_labels);
-  ManifestJobs out;
-  DiagnosticSink sink;
-  // Parse everything first: priority classes may be defined in any input.
-  std::vector<std::vector<yaml::Node>> documents(inputs.size());
-  std::vector<ManifestFormat> formats(inputs.size());
+struct ParsedManifests::State {
+  std::vector<ManifestInput> inputs;
+  std::vector<ManifestFormat> formats;
+  std::vector<std::vector<yaml::Node>> documents;  // Kubernetes inputs
   PriorityClasses classes;
   KueueConfig kueue;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    formats[i] = detect_manifest_format(inputs[i].text);
-    if (formats[i] != ManifestFormat::kubernetes) continue;
+  DiagnosticSink sink;  // what parsing the Kubernetes inputs found
+  // topoplan's own inputs: their jobs, or what was wrong with them.
+  std::vector<std::vector<Job>> native_jobs;
+  std::vector<std::vector<Diagnostic>> native_errors;
+};
+
+ParsedManifests::ParsedManifests(std::vector<ManifestInput> inputs) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.inputs = std::move(inputs);
+  const std::size_t n = s.inputs.size();
+  s.documents.resize(n);
+  s.formats.resize(n);
+  s.native_jobs.resize(n);
+  s.native_errors.resize(n);
+  // Priority classes and Kueue objects may be defined in any input.
+  for (std::size_t i = 0; i < n; ++i) {
+    const ManifestInput& in = s.inputs[i];
+    s.formats[i] = detect_manifest_format(in.text);
+    if (s.formats[i] != ManifestFormat::kubernetes) continue;
     try {
-      documents[i] = yaml::parse_all(inputs[i].text, inputs[i].file, FileKind::k8s_workload);
-      collect_priority_classes(documents[i], inputs[i].file, classes, sink);
-      collect_kueue_config(documents[i], inputs[i].file, kueue, sink);
+      s.documents[i] = yaml::parse_all(in.text, in.file, FileKind::k8s_workload);
+      collect_priority_classes(s.documents[i], in.file, s.classes, s.sink);
+      collect_kueue_config(s.documents[i], in.file, s.kueue, s.sink);
     } catch (const InputError& e) {
-      for (const Diagnostic& d : e.diagnostics()) sink.error(d.where, d.message);
-      formats[i] = ManifestFormat::native;
-      documents[i].clear();
-      documents[i].push_back(yaml::Node());
+      for (const Diagnostic& d : e.diagnostics()) s.sink.error(d.where, d.message);
+      s.formats[i] = ManifestFormat::native;
+      s.documents[i].clear();
+      s.documents[i].push_back(yaml::Node());  // unreadable YAML, already reported
     }
   }
-  resolve_kueue_config(kueue, levels, out, sink);
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const ManifestInput& in = inputs[i];
+  for (std::size_t i = 0; i < n; ++i) {
+    if (s.formats[i] != ManifestFormat::native || !s.documents[i].empty()) continue;
     try {
-      switch (formats[i]) {
+      s.native_jobs[i] = parse_jobs_yaml(s.inputs[i].text, s.inputs[i].file);
+    } catch (const InputError& e) {
+      s.native_errors[i] = e.diagnostics();
+    }
+  }
+}
+
+ParsedManifests::ParsedManifests(ParsedManifests&&) noexcept = default;
+ParsedManifests& ParsedManifests::operator=(ParsedManifests&&) noexcept = default;
+ParsedManifests::~ParsedManifests() = default;
+
+const std::vector<ManifestInput>& ParsedManifests::inputs() const { return state_->inputs; }
+
+ManifestJobs read_job_manifests(ParsedManifests parsed, const Topology& topology, const ManifestOptions& options) {
+  LevelMap levels(topology, options.level_labels);
+  ParsedManifests::State& s = *parsed.state_;
+  ManifestJobs out;
+  DiagnosticSink& sink = s.sink;
+  KueueConfig& kueue = s.kueue;
+  resolve_kueue_config(kueue, levels, out, sink);
+  for (std::size_t i = 0; i < s.inputs.size(); ++i) {
+    const ManifestInput& in = s.inputs[i];
+    try {
+      switch (s.formats[i]) {
         case ManifestFormat::native:
-          if (!documents[i].empty()) break;  // unreadable YAML, already reported
-          for (Job& job : parse_jobs_yaml(in.text, in.file)) out.jobs.push_back(std::move(job));
+          for (const Diagnostic& d : s.native_errors[i]) sink.error(d.where, d.message);
+          for (Job& job : s.native_jobs[i]) out.jobs.push_back(std::move(job));
           break;
         case ManifestFormat::kubernetes:
-          read_kubernetes_documents(documents[i], in.file, levels, classes, kueue, out, sink);
+          read_kubernetes_documents(s.documents[i], in.file, levels, s.classes, kueue, out, sink);
           break;
         case ManifestFormat::slurm:
           read_sbatch_script(in.text, in.file, levels, out, sink);
@@ -108,6 +142,11 @@ ManifestJobs read_job_manifests(const std::vector<ManifestInput>& inputs, const 
                                         it->second->where.str()));
   sink.throw_if_any();
   return out;
+}
+
+ManifestJobs read_job_manifests(const std::vector<ManifestInput>& inputs, const Topology& topology,
+                                const ManifestOptions& options) {
+  return read_job_manifests(ParsedManifests(inputs), topology, options);
 }
 
 }  // namespace topoplan

@@ -164,6 +164,22 @@ LinkId TopologyBuilder::add_link(DeviceId a, DeviceId b, std::uint16_t type, int
   return static_cast<LinkId>(links_.size() - 1);
 }
 
+void TopologyBuilder::repeat_links(std::size_t first, std::size_t last, std::uint32_t device_offset) {
+  // No reserve: an exact one per call would reallocate every time.
+  for (std::size_t i = first; i < last; ++i) {
+    Link link = links_[i];
+    link.a += device_offset;
+    link.b += device_offset;
+    links_.push_back(link);
+  }
+}
+
+bool TopologyBuilder::same_local_names(DomainId a, DomainId b, std::size_t n) const {
+  for (std::size_t k = 0; k < n; ++k)
+    if (domains_[a + k].name != domains_[b + k].name) return false;
+  return true;
+}
+
 Topology TopologyBuilder::finish(DiagnosticSink& sink) {
   const auto host_level = static_cast<LevelIndex>(levels_.size() - 1);
   auto where = [&](std::uint32_t origin) { return origins_[origin]; };

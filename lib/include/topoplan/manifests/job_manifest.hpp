@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,10 +59,34 @@ struct ManifestJobs {
 /// topology is read into levels. Inputs that are not YAML are skipped.
 std::vector<std::string> kueue_topology_levels(const std::vector<ManifestInput>& inputs);
 
+/// Manifests read as far as they can be without a topology: their YAML
+/// documents, topoplan's own jobs, priority classes and Kueue objects. This
+/// part needs no topology, so it can run while the topology loads. What went
+/// wrong is held and reported by read_job_manifests, in the order it would
+/// report it had it read everything itself.
+class ParsedManifests {
+ public:
+  explicit ParsedManifests(std::vector<ManifestInput> inputs);
+  ParsedManifests(ParsedManifests&&) noexcept;
+  ParsedManifests& operator=(ParsedManifests&&) noexcept;
+  ~ParsedManifests();
+
+  const std::vector<ManifestInput>& inputs() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  friend ManifestJobs read_job_manifests(ParsedManifests parsed, const Topology& topology,
+                                         const ManifestOptions& options);
+};
+
 /// Reads every input against `topology` (levels, node size and scale-up
 /// islands give meaning to labels, tiers and whole-node requests). Throws
 /// InputError with every problem of every input (malformed files, unknown
 /// kinds, labels that name no level) at its file, line and column.
+ManifestJobs read_job_manifests(ParsedManifests parsed, const Topology& topology,
+                                const ManifestOptions& options = {});
+/// The same, parsing `inputs` first.
 ManifestJobs read_job_manifests(const std::vector<ManifestInput>& inputs, const Topology& topology,
                                 const ManifestOptions& options = {});
 

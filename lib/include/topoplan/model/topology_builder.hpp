@@ -78,6 +78,13 @@ class TopologyBuilder {
   std::uint16_t link_type_index(const LinkType& type);
   LinkId add_link(DeviceId a, DeviceId b, std::uint16_t type, int count, double bandwidth, double latency_us,
                   std::uint32_t origin);
+  /// Appends a copy of links [first, last) with both ends `device_offset`
+  /// devices further on: the links of a repeated subtree, whose devices were
+  /// added in the same order as those of the subtree the links belong to.
+  void repeat_links(std::size_t first, std::size_t last, std::uint32_t device_offset);
+  /// Whether domains [a, a + n) and [b, b + n) have the same local names,
+  /// pairwise.
+  bool same_local_names(DomainId a, DomainId b, std::size_t n) const;
 
   /// Checks the invariants documented in topology.hpp, reporting every
   /// violation to `sink`, and returns the finished topology. Throws InputError

@@ -1,0 +1,1 @@
+compare inputs/bad-syntax.yaml inputs/jobs-bad.yaml

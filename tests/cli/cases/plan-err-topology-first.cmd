@@ -1,0 +1,1 @@
+plan inputs/bad-syntax.yaml inputs/jobs-bad.yaml
