@@ -128,6 +128,9 @@ TEST_CASE("service keys that cannot hold are errors with file, line and column")
             .find("jobs.yaml:4:11: job 'a' gives 'pack' and 'required'") == 0);
   CHECK(error_of("jobs:\n  - name: a\n    roles: {decode: {gpus_per_replica: 8}}\n    workload: {kv_heads: 8}\n")
             .find("jobs.yaml:4:26: 'kv_heads' needs 'head_dim'") == 0);
+  // 1,000,000 x 100,000,000 would wrap a 32-bit count.
+  CHECK(error_of("jobs:\n  - name: a\n    roles: {d: {replicas: 1000000, gpus_per_replica: 100000000}}\n") ==
+        "jobs.yaml:3:12: service 'a' asks for 100000000000000 accelerators a slice; at most 100000000");
   CHECK(error_of("jobs:\n  - name: a\n    roles: {decode: {gpus_per_replica: 8}}\n    workload: {kv_head: 8}\n")
             .find("did you mean 'kv_heads'") != std::string::npos);
 }

@@ -11,6 +11,7 @@
 #include <fmt/ostream.h>
 
 #include "job_reader.hpp"
+#include "topoplan/cost/cost_model.hpp"
 #include "topoplan/cost/cost_report.hpp"
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/io/topology_yaml.hpp"
@@ -19,7 +20,6 @@
 #include "topoplan/placement/job_levels.hpp"
 #include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/placement/service_report.hpp"
-#include "topoplan/cost/cost_model.hpp"
 #include "topoplan/placement/straggler_model.hpp"
 #include "topoplan/support/json_writer.hpp"
 
@@ -112,7 +112,6 @@ void write_chain_json(JsonWriter& j, const Topology& t, const Job& job, const st
   j.field("connected", path.connected).field("uniform", path.uniform);
 }
 
-// "queue: training, priority class: high", when the manifest named them.
 // The cost model service reports price KV transfers and communication with;
 // null when the plan has no service.
 std::unique_ptr<CostModel> service_cost_model(const Topology& t, const Plan& plan) {
@@ -121,6 +120,7 @@ std::unique_ptr<CostModel> service_cost_model(const Topology& t, const Plan& pla
   return nullptr;
 }
 
+// "queue: training, priority class: high", when the manifest named them.
 void print_queue(std::ostream& out, const Job& job, std::size_t width) {
   std::vector<std::string> parts;
   if (!job.queue.empty()) parts.push_back(fmt::format("queue: {}", job.queue));

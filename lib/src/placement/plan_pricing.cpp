@@ -4,10 +4,10 @@
 
 #include "price_cache.hpp"
 #include "topoplan/placement/locality_check.hpp"
-#include "topoplan/placement/service_report.hpp"
 #include "topoplan/placement/occupancy.hpp"
 #include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/planner.hpp"
+#include "topoplan/placement/service_report.hpp"
 
 namespace topoplan {
 

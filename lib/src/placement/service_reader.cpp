@@ -1,6 +1,7 @@
 // The service keys of a native job (topoplan-jobs(5)): roles, slices, pack,
 // availability, slo, isolation, kv_transfer and the inference workload facts.
 // The service is mapped onto the job's ordinary fields (placement/service.hpp).
+#include <cstdint>
 #include <memory>
 
 #include <fmt/format.h>
@@ -232,6 +233,11 @@ void JobReader::read_service(yaml::MapReader& m, Job& job) {
       sink_.error(wr.where(w.kv_heads ? "kv_heads" : "kv_latent"),
                   "KV bytes per token are derived from 'layers'; give 'layers' or 'kv_bytes_per_token'");
   }
+  std::uint64_t per_slice = 0;
+  for (const ServiceRole& role : s.roles) per_slice += std::uint64_t{role.replicas} * role.per_replica;
+  if (per_slice > 100'000'000)
+    sink_.error(m.where("roles"), fmt::format("service '{}' asks for {} accelerators a slice; at most 100000000",
+                                              job.name, per_slice));
   if (sink_.size() != before || s.roles.empty()) return;
   job.replicas = s.slices;
   job.per_replica = s.slice_accelerators();
