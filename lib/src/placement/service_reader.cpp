@@ -229,7 +229,7 @@ void JobReader::read_service(yaml::MapReader& m, Job& job) {
     w.activation_bytes = bytes(wr, "activation_memory").value_or(0);
     if (w.kv_heads && !w.head_dim)
       sink_.error(wr.where("kv_heads"), "'kv_heads' needs 'head_dim' (and 'layers') to derive KV bytes per token");
-    if ((w.kv_heads || w.kv_latent) && !w.layers && !w.kv_bytes_per_token)
+    if ((w.kv_heads || w.kv_latent) && !w.layers && w.kv_bytes_per_token <= 0)
       sink_.error(wr.where(w.kv_heads ? "kv_heads" : "kv_latent"),
                   "KV bytes per token are derived from 'layers'; give 'layers' or 'kv_bytes_per_token'");
   }
