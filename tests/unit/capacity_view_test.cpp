@@ -106,6 +106,13 @@ TEST_CASE("capacity view: counts equal a brute-force count under every kind of c
           CHECK(l >= f);
         }
       }
+      // exact_at(): exact() for a whole level at once.
+      for (LevelIndex level = 0; level <= t.host_level(); ++level) {
+        auto [first, last] = t.domains_at(level);
+        std::vector<std::uint8_t> flags = v.exact_at(level);
+        REQUIRE(flags.size() == last - first);
+        for (DomainId d = first; d < last; ++d) CHECK((flags[d - first] != 0) == v.exact(d));
+      }
       // tightest(): the brute-force best-fit order.
       for (LevelIndex level = 0; level <= t.host_level(); ++level)
         for (std::uint32_t units : {1u, 2u, 3u, 5u}) {

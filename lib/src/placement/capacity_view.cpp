@@ -197,6 +197,40 @@ bool CapacityView::exact(DomainId domain) const {
   return !covered && i == j;
 }
 
+std::vector<std::uint8_t> CapacityView::exact_at(LevelIndex level) const {
+  const Topology& t = topology();
+  auto [first, last] = t.domains_at(level);
+  std::vector<std::uint8_t> out(last - first, simple_ ? 1 : 0);
+  if (simple_ || filtered_ || !classes_.empty()) return out;
+  const Occupancy& occ = *occupancy_;
+  prepare();
+  const Domain* in = inside_ == kNone ? nullptr : &t.domain(inside_);
+  // The first exclusion ending after a domain's first accelerator, found by
+  // walking on while the level's domains go up (as they do) and searched
+  // again otherwise.
+  std::size_t e = 0;
+  std::uint32_t previous = 0;
+  for (DomainId d = first; d < last; ++d) {
+    const Domain& dom = t.domain(d);
+    if (tenant_rule_ && occ.tenanted_free_in(d) != (tenant_ == kNone ? 0 : occ.tenant_free_in(d, tenant_))) continue;
+    if (in && !(dom.accel_begin >= in->accel_begin && dom.accel_end <= in->accel_end)) continue;
+    if (dom.accel_begin < previous)
+      e = static_cast<std::size_t>(
+          std::upper_bound(excluded_.begin(), excluded_.end(), dom.accel_begin,
+                           [](std::uint32_t b, const Range& r) { return b < r.end; }) -
+          excluded_.begin());
+    previous = dom.accel_begin;
+    while (e < excluded_.size() && excluded_[e].end <= dom.accel_begin) ++e;
+    if (e < excluded_.size()) {
+      const Range& r = excluded_[e];
+      const bool covered = r.begin <= dom.accel_begin && r.end >= dom.accel_end;
+      if (covered || r.begin < dom.accel_end) continue;
+    }
+    out[d - first] = 1;
+  }
+  return out;
+}
+
 bool CapacityView::by_domains() const {
   if (simple_) return true;
   if (filtered_ || !classes_.empty()) return false;

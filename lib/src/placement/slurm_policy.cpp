@@ -105,6 +105,9 @@ class TreeEvaluation {
 
   // Rule 1.
   DomainId top_switch(std::int64_t rem_nodes) const {
+    // The root comes first and alone at the highest level: when it has
+    // enough, no later switch can replace it.
+    if (count_[t_.root()] > 0 && count_[t_.root()] >= rem_nodes) return t_.root();
     DomainId top = kNone;
     for (DomainId s = 0; s < count_.size(); ++s) {
       if (count_[s] == 0 || count_[s] < rem_nodes) continue;
@@ -251,10 +254,18 @@ std::vector<std::uint32_t> SlurmPolicy::allocate(const CapacityView& view, const
   // histograms where the view counts as the occupancy does, else from the
   // switches below, else (a leaf switch) from its nodes.
   const bool simple = !view.narrowed();
+  // Which leaf switches the view counts as the occupancy does, found at once.
+  const LevelIndex leaf_level = host > 0 ? host - 1 : 0;
+  const DomainId first_leaf_id = t.domains_at(leaf_level).first;
+  const std::vector<std::uint8_t> exact_leaf =
+      simple || whole || host == 0 ? std::vector<std::uint8_t>{} : view.exact_at(leaf_level);
+  auto exact = [&](DomainId s) {
+    return t.domain(s).level == leaf_level ? exact_leaf[s - first_leaf_id] != 0 : view.exact(s);
+  };
   auto below_in = [&](auto& self, DomainId s, bool sum_offers) -> std::uint64_t {
     if (whole) return view.nodes(s);
     std::uint64_t n = 0;
-    if (simple || view.exact(s)) {
+    if (simple || exact(s)) {
       for (const auto& [c, o] : offers)
         n += static_cast<std::uint64_t>(occ.nodes_with_free(s, c)) * (sum_offers ? o : 1);
       return n;

@@ -71,6 +71,9 @@ class CapacityView {
   /// occupancy does (no filter, no exclusion inside it, not cut by inside()),
   /// so the occupancy's per-node histograms hold for it.
   bool exact(DomainId domain) const;
+  /// exact() for every domain of `level`, indexed from its first domain: one
+  /// pass over the level and the exclusions instead of a search per domain.
+  std::vector<std::uint8_t> exact_at(LevelIndex level) const;
 
  private:
   struct Range {
