@@ -11,6 +11,7 @@
 #include "topoplan/placement/job.hpp"
 #include "topoplan/cost/byte_size.hpp"
 #include "topoplan/placement/jobs_yaml.hpp"
+#include "topoplan/placement/service.hpp"
 
 namespace topoplan {
 
@@ -25,6 +26,9 @@ class JobReader {
   std::optional<Job> read(const yaml::Node& node, const std::vector<std::string_view>& extra_keys = {},
                           bool size_optional = false, const yaml::Node& name = {});
   static const std::vector<std::string_view>& keys();
+  /// The service keys of a job and of its workload (service_reader.cpp).
+  static const std::vector<std::string_view>& service_keys();
+  static const std::vector<std::string_view>& service_workload_keys();
 
  private:
   std::optional<std::uint32_t> count(yaml::MapReader& m, std::string_view key, long long min, long long max) {
@@ -45,6 +49,10 @@ class JobReader {
   void read_parallelism(const yaml::Node& node, Job& job);
   void read_workload(const yaml::Node& node, Job& job);
   void read_shape(yaml::MapReader& m, Job& job);
+  /// Roles, slices, pack, availability, slo, isolation, kv_transfer and the
+  /// inference workload facts; sets job.service when the job has any.
+  void read_service(yaml::MapReader& m, Job& job);
+  bool read_role(const yaml::Node& name, const yaml::Node& node, ServiceRole& role);
 
   const std::string& file_;
   DiagnosticSink& sink_;

@@ -68,8 +68,10 @@ void JobReader::read_parallelism(const yaml::Node& node, Job& job) {
 
 void JobReader::read_workload(const yaml::Node& node, Job& job) {
   yaml::MapReader m(node, file_, sink_, "'workload'");
-  m.allow({"parameters", "precision", "gradient_bytes", "sharded", "activation_bytes", "layers", "micro_batches",
-           "expert_bytes", "moe_layers", "compute_seconds"});
+  std::vector<std::string_view> allowed = {"parameters", "precision", "gradient_bytes", "sharded", "activation_bytes",
+                                           "layers", "micro_batches", "expert_bytes", "moe_layers", "compute_seconds"};
+  allowed.insert(allowed.end(), service_workload_keys().begin(), service_workload_keys().end());
+  m.allow(allowed);
   if (!m.ok()) return;
   JobWorkload& w = job.workload;
   if (auto text = m.string("parameters")) {
@@ -149,7 +151,12 @@ const std::vector<std::string_view>& JobReader::keys() {
       "gpus_per_replica", "lpus_per_replica", "parallelism", "workload", "required", "preferred", "spread",
       "replicas_within", "exclusive_level", "priority", "tenant", "model", "exclusive", "queue", "priority_class", "shape",
       "deterministic", "spare"};
-  return kKeys;
+  static const std::vector<std::string_view> kAll = [] {
+    std::vector<std::string_view> all = kKeys;
+    all.insert(all.end(), service_keys().begin(), service_keys().end());
+    return all;
+  }();
+  return kAll;
 }
 
 std::optional<Job> JobReader::read(const yaml::Node& node, const std::vector<std::string_view>& extra_keys,
@@ -210,7 +217,7 @@ std::optional<Job> JobReader::read(const yaml::Node& node, const std::vector<std
 
   std::size_t whole = (m.has("gpus") ? 1u : 0u) + (m.has("lpus") ? 1u : 0u) + (m.has("accelerators") ? 1u : 0u) +
                       (m.has("nodes") ? 1u : 0u);
-  if (whole + (per ? 1u : 0u) == 0 && sink_.size() == before && !size_optional)
+  if (whole + (per ? 1u : 0u) == 0 && sink_.size() == before && !size_optional && !m.has("roles"))
     sink_.error(m.where(), fmt::format("job '{}' needs a size: gpus, lpus, nodes, or replicas and gpus_per_replica",
                                        job.name));
   else if (whole > 1 || (whole == 1 && per && job.nodes))
@@ -264,6 +271,7 @@ std::optional<Job> JobReader::read(const yaml::Node& node, const std::vector<std
   read_shape(m, job);
   job.queue = m.string("queue").value_or("");
   job.priority_class = m.string("priority_class").value_or("");
+  read_service(m, job);  // also after other errors: every problem of the job at once
   if (sink_.size() != before) return std::nullopt;
   return job;
 }

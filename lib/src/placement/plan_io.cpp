@@ -3,13 +3,16 @@
 #include "topoplan/placement/plan_io.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <exception>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include "job_reader.hpp"
+#include "topoplan/cost/cost_model.hpp"
 #include "topoplan/cost/cost_report.hpp"
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/io/topology_yaml.hpp"
@@ -17,6 +20,7 @@
 #include "topoplan/placement/chain_path.hpp"
 #include "topoplan/placement/job_levels.hpp"
 #include "topoplan/placement/job_pricer.hpp"
+#include "topoplan/placement/service_report.hpp"
 #include "topoplan/placement/straggler_model.hpp"
 #include "topoplan/support/json_writer.hpp"
 
@@ -109,6 +113,14 @@ void write_chain_json(JsonWriter& j, const Topology& t, const Job& job, const st
   j.field("connected", path.connected).field("uniform", path.uniform);
 }
 
+// The cost model service reports price KV transfers and communication with;
+// null when the plan has no service.
+std::unique_ptr<CostModel> service_cost_model(const Topology& t, const Plan& plan) {
+  for (const Job& job : plan.jobs)
+    if (job.service) return std::make_unique<CostModel>(t);
+  return nullptr;
+}
+
 // "queue: training, priority class: high", when the manifest named them.
 void print_queue(std::ostream& out, const Job& job, std::size_t width) {
   std::vector<std::string> parts;
@@ -122,6 +134,7 @@ void print_queue(std::ostream& out, const Job& job, std::size_t width) {
 
 void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
   fmt::print(out, "plan for {} with policy {}\n\n", plan.topology, plan.policy);
+  const std::unique_ptr<CostModel> service_costs = service_cost_model(t, plan);
   const bool speeds_vary = has_speed_variation(t);
   std::size_t width = 4;
   for (const Job& job : plan.jobs) width = std::max(width, job.name.size());
@@ -166,6 +179,8 @@ void write_plan_text(std::ostream& out, const Topology& t, const Plan& plan) {
       }
       fmt::print(out, "{:<{}}  pods: {}\n", "", width, fmt::join(parts, "; "));
     }
+    if (job.service)
+      write_service_text(out, t, *job.service, service_report(t, plan, j, service_costs.get()), width + 2);
     for (const std::string& problem : p.problems) fmt::print(out, "{:<{}}  problem: {}\n", "", width, problem);
   }
   const PlanSummary& s = plan.summary;
@@ -194,23 +209,41 @@ namespace {
 template <typename Writer>
 void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, std::uint32_t node_size) {
   w.field("kind", job.kind == JobKind::training ? "training" : "inference");
-  if (job.nodes)
+  // A service is written in its own form (topoplan-jobs(5)), which the job
+  // reader maps onto the job's fields again.
+  const Service* svc = job.service.get();
+  if (svc) {
+    w.field("slices", svc->slices);
+    w.key("roles").begin_object();
+    for (const ServiceRole& role : svc->roles) {
+      w.key(role.name).begin_object().field("replicas", role.replicas).field("gpus_per_replica", role.per_replica);
+      if (role.batch) w.field("batch", role.batch);
+      w.key("parallelism").begin_object();
+      w.field("tp", role.parallelism.tp).field("pp", role.parallelism.pp).field("dp", role.parallelism.dp);
+      w.field("ep", role.parallelism.ep).end_object();
+      w.end_object();
+    }
+    w.end_object();
+  } else if (job.nodes) {
     w.field("nodes", job.nodes);
-  else if (job.replicas > 1)
+  } else if (job.replicas > 1) {
     w.field("replicas", job.replicas).field("gpus_per_replica", job.per_replica);
-  else
+  } else {
     w.field("gpus", job.per_replica);
-  if (job.min_replicas) w.field("min_replicas", job.min_replicas);
+  }
+  if (job.min_replicas && !(svc && svc->availability)) w.field("min_replicas", job.min_replicas);
   const std::size_t ranks = placement.placed && !placement.replicas.empty() ? placement.replicas.front().size() : 0;
   const std::size_t asked = job.nodes ? std::size_t{job.nodes} * node_size : job.per_replica;
   const Parallelism priced =
       ranks > 0 && ranks == asked ? JobPricer::parallelism_of(job, ranks) : job.parallelism;
-  w.key("parallelism").begin_object();
-  w.field("tp", priced.tp).field("pp", priced.pp).field("dp", priced.dp);
-  w.field("ep", priced.ep).end_object();
-  if (job.required) w.field("required", *job.required);
-  if (job.preferred) w.field("preferred", *job.preferred);
-  if (job.spread) w.field("spread", *job.spread);
+  if (!svc) {
+    w.key("parallelism").begin_object();
+    w.field("tp", priced.tp).field("pp", priced.pp).field("dp", priced.dp);
+    w.field("ep", priced.ep).end_object();
+  }
+  if (job.required) w.field(svc ? "pack" : "required", *job.required);
+  if (job.preferred) w.field(svc ? "pack_preferred" : "preferred", *job.preferred);
+  if (job.spread && !(svc && svc->availability)) w.field("spread", *job.spread);
   if (job.replicas_within) w.field("replicas_within", *job.replicas_within);
   if (job.exclusive_level) w.field("exclusive_level", *job.exclusive_level);
   w.field("priority", static_cast<long long>(job.priority));
@@ -222,6 +255,21 @@ void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, st
   if (job.shape != ChainShape::none) w.field("shape", std::string(chain_shape_name(job.shape)));
   if (job.deterministic) w.field("deterministic", true);
   if (job.spare) w.field("spare", *job.spare);
+  if (svc) {
+    if (svc->availability)
+      w.key("availability").begin_object().field("level", svc->availability->level)
+          .field("survive", svc->availability->survive).field("min_slices", svc->availability->min_slices).end_object();
+    if (svc->ttft_ms || svc->tpot_ms) {
+      w.key("slo").begin_object();
+      if (svc->ttft_ms) w.field("ttft_ms", *svc->ttft_ms);
+      if (svc->tpot_ms) w.field("tpot_ms", *svc->tpot_ms);
+      w.end_object();
+    }
+    if (svc->isolation != Isolation::none) w.field("isolation", std::string(isolation_name(svc->isolation)));
+    if (svc->kv_level)
+      w.key("kv_transfer").begin_object().field("level", *svc->kv_level)
+          .field("enforcement", svc->kv_required ? "required" : "preferred").end_object();
+  }
   // The workload goes along, so that evaluate, --occupied and cost --plan
   // price a plan's jobs as the manifest described them.
   const JobWorkload& wl = job.workload;
@@ -229,7 +277,13 @@ void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, st
   bool any = wl.parameters > 0 || wl.bytes_per_parameter != defaults.bytes_per_parameter || wl.gradient_bytes > 0 ||
              wl.sharded || wl.activation_bytes > 0 || wl.layers || wl.micro_batches || wl.expert_bytes > 0 ||
              wl.moe_layers || wl.compute_seconds > 0;
-  if (!any) return;
+  const ServiceWorkload sdefaults;
+  const ServiceWorkload& sw = svc ? svc->workload : sdefaults;
+  const bool serving = sw.kv_bytes_per_token > 0 || sw.kv_heads || sw.head_dim || sw.kv_latent ||
+                       sw.kv_bytes_per_element != sdefaults.kv_bytes_per_element || sw.hidden ||
+                       sw.expert_parameters > 0 || sw.experts_per_token || sw.prompt_tokens || sw.output_tokens ||
+                       sw.batch != sdefaults.batch || sw.tokens_in_flight > 0 || sw.activation_bytes > 0;
+  if (!any && !serving) return;
   auto whole = [](double v) { return static_cast<long long>(std::llround(v)); };
   w.key("workload").begin_object();
   if (wl.parameters > 0) w.field("parameters", whole(wl.parameters));
@@ -246,6 +300,20 @@ void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, st
   if (wl.expert_bytes > 0) w.field("expert_bytes", whole(wl.expert_bytes));
   if (wl.moe_layers) w.field("moe_layers", static_cast<long long>(wl.moe_layers));
   if (wl.compute_seconds > 0) w.field("compute_seconds", wl.compute_seconds);
+  if (sw.kv_bytes_per_token > 0) w.field("kv_bytes_per_token", whole(sw.kv_bytes_per_token));
+  if (sw.kv_heads) w.field("kv_heads", sw.kv_heads);
+  if (sw.head_dim) w.field("head_dim", sw.head_dim);
+  if (sw.kv_latent) w.field("kv_latent", sw.kv_latent);
+  if (sw.kv_bytes_per_element != sdefaults.kv_bytes_per_element)
+    w.field("kv_precision", sw.kv_bytes_per_element >= 4 ? "fp32" : sw.kv_bytes_per_element >= 2 ? "bf16" : "fp8");
+  if (sw.hidden) w.field("hidden", sw.hidden);
+  if (sw.expert_parameters > 0) w.field("expert_parameters", whole(sw.expert_parameters));
+  if (sw.experts_per_token) w.field("experts_per_token", sw.experts_per_token);
+  if (sw.prompt_tokens) w.field("prompt_tokens", sw.prompt_tokens);
+  if (sw.output_tokens) w.field("output_tokens", sw.output_tokens);
+  if (sw.batch != sdefaults.batch) w.field("batch", sw.batch);
+  if (sw.tokens_in_flight > 0) w.field("tokens_in_flight", whole(sw.tokens_in_flight));
+  if (sw.activation_bytes > 0) w.field("activation_memory", whole(sw.activation_bytes));
   w.end_object();
 }
 
@@ -258,6 +326,7 @@ void write_plan_json(std::ostream& out, const Topology& t, const Plan& plan) {
 
 void write_plan_json(JsonWriter& j, const Topology& t, const Plan& plan) {
   const bool speeds_vary = has_speed_variation(t);
+  const std::unique_ptr<CostModel> service_costs = service_cost_model(t, plan);
   j.begin_object();
   j.field("topology", plan.topology).field("policy", plan.policy);
   j.key("jobs").begin_array();
@@ -334,6 +403,11 @@ void write_plan_json(JsonWriter& j, const Topology& t, const Plan& plan) {
       j.field("reason", p.reason);
       if (!p.suggestion.empty()) j.field("suggestion", p.suggestion);
     }
+    if (job.service && p.placed) {
+      j.key("service").begin_object();
+      write_service_json(j, t, *job.service, service_report(t, plan, i, service_costs.get()));
+      j.end_object();
+    }
     j.key("problems").begin_array();
     for (const std::string& problem : p.problems) j.value(problem);
     j.end_array();
@@ -373,16 +447,27 @@ class YamlMap {
     fmt::print(out_, "{:{}}{}: {}\n", "", indent_, k, scalar(v));
     return *this;
   }
+  // Objects nest inline: `roles: {prefill: {replicas: 2}}`.
   YamlMap& begin_object() {
-    fmt::print(out_, "{:{}}{}: {{", "", indent_, pending_);
-    inline_ = true;
-    first_ = true;
+    if (first_.empty()) {
+      fmt::print(out_, "{:{}}{}: {{", "", indent_, pending_);
+    } else {
+      fmt::print(out_, "{}{}: {{", first_.back() ? "" : ", ", scalar_key(pending_));
+      first_.back() = false;
+    }
+    first_.push_back(true);
     return *this;
   }
   YamlMap& end_object() {
-    fmt::print(out_, "}}\n");
-    inline_ = false;
+    first_.pop_back();
+    out_ << (first_.empty() ? "}\n" : "}");
     return *this;
+  }
+  // A role name as a key: plain when it is a simple word, else quoted.
+  static std::string scalar_key(std::string_view k) {
+    bool plain = !k.empty();
+    for (char c : k) plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
+    return plain ? std::string(k) : quote(k);
   }
 
   /// A number already formatted, written unquoted.
@@ -415,15 +500,14 @@ class YamlMap {
   std::ostream& out_;
   int indent_;
   std::string pending_;
-  bool inline_ = false;
-  bool first_ = true;
+  std::vector<bool> first_;  // per open inline object: nothing written in it yet
 
  public:
   // Inside {...}: fields are written inline.
   template <typename T>
   YamlMap& inline_field(std::string_view k, const T& v) {
-    fmt::print(out_, "{}{}: {}", first_ ? "" : ", ", k, scalar(v));
-    first_ = false;
+    fmt::print(out_, "{}{}: {}", first_.back() ? "" : ", ", scalar_key(k), scalar(v));
+    first_.back() = false;
     return *this;
   }
 };
@@ -438,7 +522,7 @@ class YamlSpec {
   }
   template <typename T>
   YamlSpec& field(std::string_view k, const T& v) {
-    if (in_object_)
+    if (depth_ > 0)
       map_.inline_field(k, v);
     else
       map_.field(k, v);
@@ -446,18 +530,18 @@ class YamlSpec {
   }
   YamlSpec& begin_object() {
     map_.begin_object();
-    in_object_ = true;
+    ++depth_;
     return *this;
   }
   YamlSpec& end_object() {
     map_.end_object();
-    in_object_ = false;
+    --depth_;
     return *this;
   }
 
  private:
   YamlMap& map_;
-  bool in_object_ = false;
+  int depth_ = 0;
 };
 
 void yaml_list(std::ostream& out, int indent, std::string_view key, const std::vector<std::string>& items) {
@@ -536,7 +620,7 @@ namespace {
 // say what a plan takes.
 const std::vector<std::string_view> kPlanEntryKeys = {
     "job", "placed", "devices", "hosts", "replica_devices", "pods", "reason", "suggestion", "cost", "step_seconds",
-    "domains", "problems",
+    "domains", "problems", "service",
     // What plans report about shapes and speeds, for the reader's eyes too:
     // the devices' order is the chain, the topology holds the speeds.
     "chain", "hops", "path_latency_us", "connected", "uniform", "replica_chains", "spare_nodes", "slowest_speed",

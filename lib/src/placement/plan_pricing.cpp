@@ -7,6 +7,7 @@
 #include "topoplan/placement/occupancy.hpp"
 #include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/planner.hpp"
+#include "topoplan/placement/service_report.hpp"
 
 namespace topoplan {
 
@@ -96,6 +97,8 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
     p.problems.clear();
     if (p.placed) p.problems = std::move(problems[j]);
     if (p.placed && pricer) add_locality_problems(topology, plan, j, pricer->cost_model(), p.problems);
+    if (p.placed && plan.jobs[j].service)
+      add_service_problems(topology, plan, j, pricer ? pricer->cost_model() : nullptr, p.problems);
   }
 }
 

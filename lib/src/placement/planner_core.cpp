@@ -8,6 +8,7 @@
 #include "speed_aware.hpp"
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/model/node_size.hpp"
+#include "topoplan/placement/service.hpp"
 
 namespace topoplan {
 
@@ -86,7 +87,39 @@ CapacityView PlannerCore::view_for(const Job& job, const JobShape& shape, const 
     for (DomainId d = first; d < last; ++d)
       if (occupancy.free_in(d) < occupancy.usable_in(d)) view.exclude(d);
   }
+  if (options.policy == "topo") exclude_isolated(job, view);
   return view;
+}
+
+// Tenant isolation above the node (placement/service.hpp): a service that
+// isolates takes no unit of its level holding another tenant's job, and no
+// job of another tenant enters a unit an isolating service holds. Only
+// isolating services are scanned, found once each as jobs are added.
+void PlannerCore::exclude_isolated(const Job& job, CapacityView& view) const {
+  for (; isolation_seen_ < jobs.size(); ++isolation_seen_) {
+    const Job& j = jobs[isolation_seen_].job;
+    if (j.service && j.service->isolation != Isolation::none && j.service->isolation != Isolation::node)
+      isolating_.push_back(static_cast<JobId>(isolation_seen_));
+  }
+  if (isolating_.empty() && !(job.service && job.service->isolation != Isolation::none)) return;
+  if (!nvlink_level_) nvlink_level_ = nvlink_domain_level(t);
+  std::vector<DomainId> out;
+  auto add = [&](const Entry& e, LevelIndex level) {
+    for (const auto& replica : e.placement.replicas)
+      for (DeviceId d : replica) out.push_back(t.ancestor(t.device(d).domain, level));
+  };
+  if (job.service && job.service->isolation != Isolation::none && job.service->isolation != Isolation::node)
+    if (auto level = isolation_level(t, *job.service, nvlink_level_))
+      for (const Entry& e : jobs)
+        if (e.active && e.job.tenant != job.tenant) add(e, *level);
+  for (JobId id : isolating_) {
+    const Entry& e = jobs[id];
+    if (!e.active || e.job.tenant == job.tenant) continue;
+    if (auto level = isolation_level(t, *e.job.service, nvlink_level_)) add(e, *level);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  for (DomainId d : out) view.exclude(d);
 }
 
 PlaceRequest PlannerCore::request_for(const Job& job, const JobShape& shape) const {

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,11 +99,17 @@ class PlannerCore {
                     std::vector<DomainId> excluded, DomainId inside, std::vector<std::vector<DeviceId>>& out);
   bool place_pod_groups(const Job& job, const JobShape& shape, JobId id, std::uint32_t groups, JobPlacement& out);
   const std::vector<std::uint8_t>* class_mask(const std::string& pattern) const;
+  void exclude_isolated(const Job& job, CapacityView& view) const;
 
   std::unique_ptr<PriceCache> prices_;  // over options.pricer, when given
   std::map<std::string, std::uint32_t> tenants_;
   mutable std::map<std::string, std::vector<std::uint8_t>> class_masks_;  // per model glob; empty: every class
   mutable std::unique_ptr<Occupancy> empty_;
+  // Jobs whose service isolates its tenant above the node, and how many of
+  // `jobs` have been looked at for them (exclude_isolated).
+  mutable std::vector<JobId> isolating_;
+  mutable std::size_t isolation_seen_ = 0;
+  mutable std::optional<LevelIndex> nvlink_level_;  // nvlink_domain_level, once needed
 };
 
 }  // namespace topoplan

@@ -7,6 +7,7 @@
 #include "placement_explain.hpp"
 #include "planner_core.hpp"
 #include "shaped_placement.hpp"
+#include "topoplan/placement/service.hpp"
 
 namespace topoplan {
 
@@ -76,6 +77,13 @@ PlannerState::PlaceResult PlannerState::place(const Job& job) {
   const JobShape shape = resolve_job(c.t, job, c.node_size);
   PlaceResult result;
   const auto id = static_cast<JobId>(c.jobs.size());
+  // Topo refuses a service whose weights and KV fit no accelerator's HBM;
+  // the peers do not look (check then reports it).
+  if (job.service && c.options.policy == "topo")
+    if (std::string why = memory_refusal(c.t, job); !why.empty()) {
+      result.placement.reason = std::move(why);
+      return result;
+    }
   if (!c.place(job, shape, id, result.placement)) {
     result.placement.replicas.clear();
     // A policy that places pods (kueue) gives its own reason.

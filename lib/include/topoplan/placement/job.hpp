@@ -14,6 +14,7 @@
 namespace topoplan {
 
 struct KueueWorkload;  // placement/kueue_workload.hpp
+struct Service;        // placement/service.hpp
 
 enum class JobKind : std::uint8_t { training, inference };
 
@@ -72,6 +73,10 @@ struct Job {
   // kueue` places pod by pod; null for other manifests (the policy then
   // derives pods from the accelerator request).
   std::shared_ptr<const KueueWorkload> kueue;
+  // Inference services with roles, slices, an availability guarantee or
+  // workload facts (topoplan-jobs(5)); null for everything else. The fields
+  // above then hold the slices as replicas (placement/service.hpp).
+  std::shared_ptr<const Service> service;
   /// Where each level constraint above is written (its value), for errors
   /// about the level; a location left empty means `where`.
   struct LevelKeys {

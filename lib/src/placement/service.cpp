@@ -1,0 +1,171 @@
+#include "topoplan/placement/service.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "topoplan/io/hostlist.hpp"
+#include "topoplan/model/fabric.hpp"
+#include "topoplan/placement/job.hpp"
+
+namespace topoplan {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// The ranks one copy of the KV cache is split over: TP shards heads, but
+// only down to one KV head per rank (GQA heads are replicated when tp >
+// kv_heads), and the MLA latent is whole on every TP rank
+// (shared/reference/inference.md, "Sizes").
+double kv_split(const ServiceWorkload& w, std::uint32_t tp) {
+  if (w.kv_latent > 0) return 1;
+  if (w.kv_heads > 0) return std::min<double>(tp, w.kv_heads);
+  return tp;
+}
+
+double memory_at(const Service& s, const ServiceRole& role, std::uint32_t tp) {
+  const ServiceWorkload& w = s.workload;
+  const double pp = role.parallelism.pp;
+  const double ep = role.parallelism.ep;
+  const double dense = std::max(0.0, w.parameters - w.expert_parameters);
+  const double weights = (dense / (tp * pp) + w.expert_parameters / (tp * pp * ep)) * w.bytes_per_parameter;
+  // A prefill replica holds its prompts' KV until handed over; everything
+  // else holds prompt and output of every request in flight.
+  double tokens = w.tokens_in_flight;
+  if (tokens <= 0)
+    tokens = static_cast<double>(role.batch ? role.batch : w.batch) *
+             (role.is_prefill() ? w.prompt_tokens : static_cast<double>(w.prompt_tokens) + w.output_tokens);
+  // Data-parallel ranks of one replica (DP attention) hold their own requests.
+  const double dp = role.parallelism.dp;
+  const double kv = tokens / dp * derive_kv_bytes_per_token(w) / kv_split(w, tp) / pp;
+  return weights + kv + w.activation_bytes;
+}
+
+}  // namespace
+
+std::string_view isolation_name(Isolation isolation) {
+  switch (isolation) {
+    case Isolation::node: return "node";
+    case Isolation::nvlink_domain: return "nvlink-domain";
+    case Isolation::rack: return "rack";
+    case Isolation::none: break;
+  }
+  return "none";
+}
+
+std::uint32_t Service::slice_accelerators() const {
+  std::uint32_t n = 0;
+  for (const ServiceRole& r : roles) n += r.accelerators();
+  return n;
+}
+
+std::uint32_t Service::granule() const {
+  std::uint32_t best = 1;
+  for (const ServiceRole& r : roles) {
+    const std::uint32_t tp = r.parallelism.tp;
+    bool divides = true;
+    for (const ServiceRole& other : roles) divides = divides && other.per_replica % tp == 0;
+    if (divides) best = std::max(best, tp);
+  }
+  return best;
+}
+
+bool Service::disaggregated() const {
+  return std::any_of(roles.begin(), roles.end(), [](const ServiceRole& r) { return r.is_prefill(); }) &&
+         std::any_of(roles.begin(), roles.end(), [](const ServiceRole& r) { return r.is_decode(); });
+}
+
+double derive_kv_bytes_per_token(const ServiceWorkload& w) {
+  if (w.kv_bytes_per_token > 0) return w.kv_bytes_per_token;
+  if (w.layers == 0) return 0;
+  if (w.kv_latent > 0) return static_cast<double>(w.layers) * w.kv_latent * w.kv_bytes_per_element;
+  if (w.kv_heads > 0 && w.head_dim > 0)
+    return 2.0 * w.layers * w.kv_heads * w.head_dim * w.kv_bytes_per_element;
+  return 0;
+}
+
+double role_memory_bytes(const Service& service, const ServiceRole& role) {
+  return memory_at(service, role, role.parallelism.tp);
+}
+
+std::uint32_t tp_that_fits(const Service& service, const ServiceRole& role, double have_gib) {
+  for (std::uint32_t tp = 1; tp <= 64; tp *= 2)
+    if (memory_at(service, role, tp) <= have_gib * kGiB) return tp;
+  return 0;
+}
+
+std::string memory_refusal(const Topology& t, const Job& job) {
+  if (!job.service || job.service->workload.parameters <= 0) return "";
+  // The largest HBM of an accelerator the job may use, and its model's name.
+  double have = 0;
+  std::string model;
+  NamePattern wanted;
+  std::string error;
+  const bool any_model = job.accelerator_model.empty() || !wanted.parse(job.accelerator_model, error);
+  for (DeviceId d : t.accelerators()) {
+    const Device& dev = t.device(d);
+    const auto memory = static_cast<double>(dev.memory_gib);
+    if (memory <= have) continue;
+    if (!any_model && !wanted.matches(t.str(dev.model))) continue;
+    have = memory;
+    model = std::string(t.str(dev.model));
+  }
+  if (have <= 0) return "";
+  for (const ServiceRole& role : job.service->roles) {
+    const double need = role_memory_bytes(*job.service, role) / kGiB;
+    if (need <= have) continue;
+    const std::uint32_t tp = tp_that_fits(*job.service, role, have);
+    const std::string kind = t.device(t.accelerators().front()).kind == DeviceKind::gpu ? "GPU" : "accelerator";
+    return fmt::format("role '{}' needs {:.1f} GiB per {} at tp {}; {} {} has {:.0f}: {}", role.name, need, kind,
+                       role.parallelism.tp, model.empty() ? "the largest" : "a", model.empty() ? "accelerator" : model,
+                       have, tp ? fmt::format("use tp {}", tp) : "no tp up to 64 fits; add pp or quantize");
+  }
+  return "";
+}
+
+std::vector<RoleReplica> assign_roles(const Topology& t, const Service& service, const std::vector<DeviceId>& slice) {
+  std::vector<DeviceId> devices = slice;
+  std::sort(devices.begin(), devices.end(),
+            [&](DeviceId a, DeviceId b) { return t.accelerator_index(a) < t.accelerator_index(b); });
+  std::vector<std::uint32_t> order(service.roles.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return service.roles[a].per_replica > service.roles[b].per_replica;
+  });
+  std::vector<std::vector<RoleReplica>> by_role(service.roles.size());
+  std::size_t next = 0;
+  for (std::uint32_t r : order) {
+    const ServiceRole& role = service.roles[r];
+    for (std::uint32_t k = 0; k < role.replicas && next < devices.size(); ++k) {
+      RoleReplica rr{r, k, {}};
+      for (std::uint32_t g = 0; g < role.per_replica && next < devices.size(); ++g) rr.devices.push_back(devices[next++]);
+      by_role[r].push_back(std::move(rr));
+    }
+  }
+  std::vector<RoleReplica> out;
+  for (auto& replicas : by_role)
+    for (auto& rr : replicas) out.push_back(std::move(rr));
+  return out;
+}
+
+LevelIndex nvlink_domain_level(const Topology& t) {
+  const ScaleUpIslands islands = find_scale_up_islands(t);
+  if (islands.level == kNone || islands.level == 0 || islands.size.empty()) return t.host_level();
+  return islands.level;
+}
+
+std::optional<LevelIndex> isolation_level(const Topology& t, const Service& service,
+                                          std::optional<LevelIndex> nvlink_level) {
+  switch (service.isolation) {
+    case Isolation::none: return std::nullopt;
+    case Isolation::node: return t.host_level();
+    case Isolation::rack: return t.find_level("rack");
+    case Isolation::nvlink_domain: return nvlink_level ? *nvlink_level : nvlink_domain_level(t);
+  }
+  return std::nullopt;
+}
+
+}  // namespace topoplan
