@@ -863,16 +863,28 @@ class Instantiator {
       fail(where, fmt::format("the topology would have more than {} domains", TopologyLimits::max_domains));
   }
 
-  bool fixed_size(const Block& block) {
-    if (auto it = fixed_size_.find(&block); it != fixed_size_.end()) return it->second;
-    bool fixed = true;
-    for (const DeviceRule& r : block.devices) fixed = fixed && is_fixed(r.names);
+  // Whether `own` holds for a block and every block below it (children and
+  // groups), remembered per block in `cache`.
+  template <typename Own>
+  bool whole_subtree(const Block& block, std::unordered_map<const Block*, bool>& cache, const Own& own) {
+    if (auto it = cache.find(&block); it != cache.end()) return it->second;
+    bool holds = own(block);
     for (const ChildRule& r : block.children) {
-      fixed = fixed && (r.names ? is_fixed(*r.names) : is_fixed(r.count)) && fixed_size(spec_.blocks[r.block]);
-      if (r.group) fixed = fixed && is_fixed(r.group->size) && fixed_size(spec_.blocks[r.group->block]);
+      holds = holds && whole_subtree(spec_.blocks[r.block], cache, own);
+      if (r.group) holds = holds && whole_subtree(spec_.blocks[r.group->block], cache, own);
     }
-    fixed_size_.emplace(&block, fixed);
-    return fixed;
+    cache.emplace(&block, holds);
+    return holds;
+  }
+
+  bool fixed_size(const Block& block) {
+    return whole_subtree(block, fixed_size_, [](const Block& b) {
+      bool fixed = true;
+      for (const DeviceRule& r : b.devices) fixed = fixed && is_fixed(r.names);
+      for (const ChildRule& r : b.children)
+        fixed = fixed && (r.names ? is_fixed(*r.names) : is_fixed(r.count)) && (!r.group || is_fixed(r.group->size));
+      return fixed;
+    });
   }
 
   void instantiate(const Block& block, DomainId d) {
@@ -891,15 +903,11 @@ class Instantiator {
   // Whether every link rule in a block's subtree reads the same whatever
   // the instance: no templates in its patterns or count.
   bool fixed_links(const Block& block) {
-    if (auto it = fixed_links_.find(&block); it != fixed_links_.end()) return it->second;
-    bool fixed = true;
-    for (const LinkRule& r : block.links) fixed = fixed && is_fixed(r.from) && is_fixed(r.to) && is_fixed(r.count);
-    for (const ChildRule& r : block.children) {
-      fixed = fixed && fixed_links(spec_.blocks[r.block]);
-      if (r.group) fixed = fixed && fixed_links(spec_.blocks[r.group->block]);
-    }
-    fixed_links_.emplace(&block, fixed);
-    return fixed;
+    return whole_subtree(block, fixed_links_, [](const Block& b) {
+      bool fixed = true;
+      for (const LinkRule& r : b.links) fixed = fixed && is_fixed(r.from) && is_fixed(r.to) && is_fixed(r.count);
+      return fixed;
+    });
   }
 
   Instance here() const { return {b_.device_count(), b_.domain_count(), b_.link_count(), 0, 0}; }
@@ -943,7 +951,6 @@ class Instantiator {
   // Whether no link pattern in a block's subtree names a domain: every part
   // before the device's is `*`, so domain names cannot change what matches.
   bool names_free(const Block& block) {
-    if (auto it = names_free_.find(&block); it != names_free_.end()) return it->second;
     auto free_of_names = [](const Text& t) {
       std::string_view v = t.value;
       for (std::size_t slash = v.find('/'); slash != std::string_view::npos; slash = v.find('/')) {
@@ -952,14 +959,11 @@ class Instantiator {
       }
       return true;
     };
-    bool free = true;
-    for (const LinkRule& r : block.links) free = free && free_of_names(r.from) && free_of_names(r.to);
-    for (const ChildRule& r : block.children) {
-      free = free && names_free(spec_.blocks[r.block]);
-      if (r.group) free = free && names_free(spec_.blocks[r.group->block]);
-    }
-    names_free_.emplace(&block, free);
-    return free;
+    return whole_subtree(block, names_free_, [&](const Block& b) {
+      bool free = true;
+      for (const LinkRule& r : b.links) free = free && free_of_names(r.from) && free_of_names(r.to);
+      return free;
+    });
   }
 
   void finish_domain(const Block& block, DomainId d) {
