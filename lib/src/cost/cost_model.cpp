@@ -293,7 +293,7 @@ class Pricer {
           // through its NIC into the switches, which reduce across domains and
           // return the sum, and the heads multicast it. NCCL's tuner charges
           // the heads' NICs a busBw of heads x NIC rate (tuning.cc), as many
-          // bytes per NIC as a ring's; see topoplan-cost(7), "SHARP".
+          // bytes per NIC as a ring's; see topoplan-cost(7), "nvls across islands".
           const double g = l_.min_group;
           const double f = bus_factor(op, l_.n);
           if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, (g + 1) / g * s, nvls_bw(), true);

@@ -464,7 +464,8 @@ bool same_figures(const Layout& a, const Layout& b) {
   if (!(a.n == b.n && a.groups == b.groups && a.nodes == b.nodes && a.single_node == b.single_node &&
         a.generation == b.generation && a.arch == b.arch && a.lpu == b.lpu && a.all_scale_up == b.all_scale_up &&
         a.all_switched == b.all_switched && a.ll128 == b.ll128 && a.amd_host == b.amd_host &&
-        a.arm_host == b.arm_host && a.in_network_reduction == b.in_network_reduction && a.max_group == b.max_group && a.min_group == b.min_group &&
+        a.arm_host == b.arm_host && a.in_network_reduction == b.in_network_reduction &&
+        a.max_group == b.max_group && a.min_group == b.min_group &&
         a.island_capacity == b.island_capacity &&
         a.local_bw == b.local_bw && a.local_pcie == b.local_pcie && a.switch_bw == b.switch_bw &&
         a.nic_bw == b.nic_bw && a.socket_bw == b.socket_bw && a.island_bw == b.island_bw &&

@@ -50,7 +50,7 @@ struct AcceleratorProfile {
 
 /// The device label that declares a network switch able to reduce in the
 /// network (InfiniBand SHARP); its one value is "sharp". See
-/// topoplan-topology(5) and topoplan-cost(7), "SHARP".
+/// topoplan-topology(5) and topoplan-cost(7), "nvls across islands".
 inline constexpr std::string_view kInNetworkReductionLabel = "topoplan.io/in-network-reduction";
 
 /// The host of a node, for NCCL's vendor-dependent constants.
