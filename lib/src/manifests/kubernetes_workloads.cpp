@@ -771,6 +771,11 @@ void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const s
       if (*kind == "PodCliqueSet") read_grove_podcliqueset(doc, file, levels, grove, out, sink);
       continue;
     }
+    if (group == "disaggregatedset.x-k8s.io" && *kind == "DisaggregatedSet") {
+      any_workload = true;
+      read_disaggregated_set(doc, file, levels, out, sink);
+      continue;
+    }
     if (configuration_kinds().count(*kind)) {
       // A file of priority classes, or of Kueue's topologies, flavors and
       // queues, is there for the workloads of others.
@@ -787,7 +792,7 @@ void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const s
     sink.error(r.where(child(doc, "kind")),
                fmt::format("unknown kind '{}' ({}); topoplan plans Job (batch/v1, Volcano), JobSet, LeaderWorkerSet, "
                            "PyTorchJob, MPIJob, TFJob, JAXJob, XGBoostJob, PaddleJob, TrainJob, Deployment, StatefulSet, "
-                           "Pod and Grove PodCliqueSet, and skips cluster and queue configuration{}{}",
+                           "Pod, Grove PodCliqueSet and LWS DisaggregatedSet, and skips cluster and queue configuration{}{}",
                            *kind, *api, hint.empty() ? "" : "; ", hint));
   }
   if (!any_workload && sink.empty())

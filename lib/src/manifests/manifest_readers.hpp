@@ -87,6 +87,12 @@ void collect_grove_topologies(const std::vector<yaml::Node>& documents, const st
 void read_grove_podcliqueset(const yaml::Node& doc, const std::string& file, const LevelMap& levels,
                              const GroveTopologies& topologies, ManifestJobs& out, DiagnosticSink& sink);
 
+/// Reads one LWS DisaggregatedSet (disaggregatedset.x-k8s.io/v1) as a
+/// service (disaggregated_set.cpp): slices of roles, each role's replicas
+/// LeaderWorkerSet groups.
+void read_disaggregated_set(const yaml::Node& doc, const std::string& file, const LevelMap& levels,
+                            ManifestJobs& out, DiagnosticSink& sink);
+
 /// Reads the workloads of Kubernetes `documents` into `out`; input errors go to `sink`.
 void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const std::string& file,
                                const LevelMap& levels, const PriorityClasses& classes, const KueueConfig& kueue,
