@@ -72,13 +72,13 @@ TEST_CASE("placementPolicy packs and spreads slices, or keeps domains to one sli
   CHECK(slice.jobs.front().spread == std::optional<std::string>("rack"));
   CHECK_FALSE(slice.jobs.front().exclusive_level);
   // One slice has nothing to spread.
-  ManifestJobs one = read(ds("  placementPolicy: {type: ExclusiveSlice, topology: nvidia.com/gpu.clique}\n", kRoles), t);
+  ManifestJobs one =
+      read(ds("  placementPolicy: {type: ExclusiveSlice, topology: nvidia.com/gpu.clique}\n", kRoles), t);
   REQUIRE(one.jobs.size() == 1);
   CHECK_FALSE(one.jobs.front().spread);
 
-  ManifestJobs excl =
-      read(ds("  slices: 2\n  placementPolicy: {type: ExclusiveTopology, topology: nvidia.com/gpu.clique}\n", kRoles),
-           t);
+  ManifestJobs excl = read(
+      ds("  slices: 2\n  placementPolicy: {type: ExclusiveTopology, topology: nvidia.com/gpu.clique}\n", kRoles), t);
   REQUIRE(excl.jobs.size() == 1);
   CHECK(excl.jobs.front().exclusive_level == std::optional<std::string>("rack"));
 
@@ -117,9 +117,8 @@ TEST_CASE("what the API server and the DisaggregatedSet webhook refuse is a reje
   CHECK_THAT(rejected(ds("", role("prefill", "", 1, 8) + role("decode", "", 1, 4))),
              Catch::Contains("the pods of role 'prefill' ask for 8 accelerators per pod, but the largest node"));
   // Every role at zero replicas is a scaled-down set: nothing to place, no refusal.
-  ManifestJobs zero = read(ds("", role("prefill", "        replicas: 0\n", 1, 4) +
-                                      role("decode", "        replicas: 0\n", 1, 4)),
-                           t);
+  ManifestJobs zero =
+      read(ds("", role("prefill", "        replicas: 0\n", 1, 4) + role("decode", "        replicas: 0\n", 1, 4)), t);
   CHECK(zero.jobs.empty());
   CHECK(zero.rejections.empty());
   CHECK_THAT(messages(zero.warnings), Catch::Contains("every role has 0 replicas; nothing to place"));

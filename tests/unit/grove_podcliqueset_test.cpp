@@ -88,8 +88,9 @@ TEST_CASE("a PodCliqueSet is a service: replicas are slices, GPU cliques roles",
 
 TEST_CASE("a PodCliqueSet without GPUs counts each pod as one accelerator", "[grove]") {
   Topology t = preset("gb200-nvl72:racks=1");
-  std::string text = "apiVersion: grove.io/v1alpha1\nkind: PodCliqueSet\nmetadata: {name: cpu}\nspec:\n  template:\n"
-                     "    cliques:\n      - name: a\n        spec: {replicas: 3, podSpec: {containers: [{name: c}]}}\n";
+  std::string text =
+      "apiVersion: grove.io/v1alpha1\nkind: PodCliqueSet\nmetadata: {name: cpu}\nspec:\n  template:\n"
+      "    cliques:\n      - name: a\n        spec: {replicas: 3, podSpec: {containers: [{name: c}]}}\n";
   ManifestJobs out = read({{text, "m.yaml"}}, t);
   REQUIRE(out.jobs.size() == 1);
   CHECK(out.jobs.front().per_replica == 3);
@@ -188,12 +189,14 @@ TEST_CASE("Grove refuses MNNVL groups that are no DNS label or sit on cliques wi
   Topology t = preset("gb200-nvl72:racks=1");
   ManifestJobs bad = read({{pcs("", "", 1, 1, "  annotations: {grove.io/mnnvl-group: KV_cache}\n"), "p.yaml"}}, t);
   CHECK(bad.jobs.empty());
-  CHECK_THAT(messages(bad.rejections), Catch::Contains("grove.io/mnnvl-group 'KV_cache' must be \"none\" or a DNS-1123"));
+  CHECK_THAT(messages(bad.rejections),
+             Catch::Contains("grove.io/mnnvl-group 'KV_cache' must be \"none\" or a DNS-1123"));
   // Inherited by the CPU router it is skipped (no rejection); "none" opts out.
   CHECK(read({{pcs("", "", 1, 1, "  annotations: {grove.io/mnnvl-group: kv}\n"), "p.yaml"}}, t).rejections.empty());
-  std::string cpu = "apiVersion: grove.io/v1alpha1\nkind: PodCliqueSet\nmetadata: {name: c}\nspec:\n  template:\n"
-                    "    cliques:\n      - name: web\n        annotations: {grove.io/mnnvl-group: web}\n"
-                    "        spec: {replicas: 1, podSpec: {containers: [{name: c}]}}\n";
+  std::string cpu =
+      "apiVersion: grove.io/v1alpha1\nkind: PodCliqueSet\nmetadata: {name: c}\nspec:\n  template:\n"
+      "    cliques:\n      - name: web\n        annotations: {grove.io/mnnvl-group: web}\n"
+      "        spec: {replicas: 1, podSpec: {containers: [{name: c}]}}\n";
   CHECK_THAT(messages(read({{cpu, "c.yaml"}}, t).rejections),
              Catch::Contains("c.yaml:8:45: PodCliqueSet 'c': clique 'web' asks for grove.io/mnnvl-group 'web' but for "
                              "no nvidia.com/gpu"));

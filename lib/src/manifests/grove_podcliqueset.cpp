@@ -69,8 +69,8 @@ struct Constraint {
 struct Clique {
   std::string name;
   std::uint32_t replicas = 1;
-  std::uint32_t accelerators = 0;  // per pod
-  bool nvidia = false;             // asks for nvidia.com/gpu
+  std::uint32_t accelerators = 0;    // per pod
+  bool nvidia = false;               // asks for nvidia.com/gpu
   std::optional<std::string> mnnvl;  // its own annotation
   SourceLocation mnnvl_at;
   Constraint constraint;
@@ -284,7 +284,8 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
       yaml::Node pod = child(cs, "podSpec");
       for (std::string_view forbidden : {"nodeName", "topologySpreadConstraints"})
         if (child(pod, forbidden).IsDefined())
-          reject(where(child(pod, forbidden)), fmt::format("clique '{}': podSpec.{} must not be set", q.name, forbidden));
+          reject(where(child(pod, forbidden)),
+                 fmt::format("clique '{}': podSpec.{} must not be set", q.name, forbidden));
       PodSpecInfo info = read_pod_spec(pod, file_, sink_, true);
       const long long nvidia = info.requests.value("nvidia.com/gpu");
       const long long amd = info.requests.value("amd.com/gpu");
@@ -392,8 +393,8 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
   check_domains(set_constraint);
   for (const ScalingGroup& g : groups) check_domains(g.constraint);
   for (const Clique& q : cliques) check_domains(q.constraint);
-  for (const ScalingGroup& g : groups) check_hierarchy(set_constraint, "PodCliqueSet", g.constraint,
-                                                       fmt::format("PodCliqueScalingGroup '{}'", g.name));
+  for (const ScalingGroup& g : groups)
+    check_hierarchy(set_constraint, "PodCliqueSet", g.constraint, fmt::format("PodCliqueScalingGroup '{}'", g.name));
   for (const Clique& q : cliques) {
     check_hierarchy(set_constraint, "PodCliqueSet", q.constraint, fmt::format("PodClique '{}'", q.name));
     if (q.group >= 0) {
@@ -408,8 +409,8 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
   std::set<std::string> mnnvl_groups;
   for (const Clique& q : cliques) {
     if (q.mnnvl && *q.mnnvl != kMnnvlOptOut && !q.nvidia)
-      reject(q.mnnvl_at, fmt::format("clique '{}' asks for {} '{}' but for no nvidia.com/gpu", q.name, kMnnvlGroup,
-                                     *q.mnnvl));
+      reject(q.mnnvl_at,
+             fmt::format("clique '{}' asks for {} '{}' but for no nvidia.com/gpu", q.name, kMnnvlGroup, *q.mnnvl));
     std::optional<std::string> effective = q.mnnvl;
     if (!effective && q.group >= 0) effective = groups[static_cast<std::size_t>(q.group)].mnnvl;
     if (!effective) effective = set_mnnvl;
@@ -501,14 +502,18 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
       const Clique* q = find_clique(role.name);
       all_roles = all_roles && q && q->group == static_cast<int>(i);
     }
-    if (all_roles) tighten(g.constraint);
-    else partial(g.constraint, fmt::format("scaling group '{}'", g.name));
+    if (all_roles)
+      tighten(g.constraint);
+    else
+      partial(g.constraint, fmt::format("scaling group '{}'", g.name));
   }
   for (const Clique& q : cliques) {
     if (!q.constraint.given) continue;
     const bool whole = one_role && s.roles.front().name == q.name && s.roles.front().replicas == 1;
-    if (whole) tighten(q.constraint);
-    else if (!any_accelerators || q.accelerators > 0) partial(q.constraint, fmt::format("clique '{}'", q.name));
+    if (whole)
+      tighten(q.constraint);
+    else if (!any_accelerators || q.accelerators > 0)
+      partial(q.constraint, fmt::format("clique '{}'", q.name));
   }
   if (sink_.size() != errors) return;
   if (required && preferred && *preferred <= *required) preferred.reset();

@@ -791,8 +791,9 @@ void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const s
     std::string hint = did_you_mean(*kind, names);
     sink.error(r.where(child(doc, "kind")),
                fmt::format("unknown kind '{}' ({}); topoplan plans Job (batch/v1, Volcano), JobSet, LeaderWorkerSet, "
-                           "PyTorchJob, MPIJob, TFJob, JAXJob, XGBoostJob, PaddleJob, TrainJob, Deployment, StatefulSet, "
-                           "Pod, Grove PodCliqueSet and LWS DisaggregatedSet, and skips cluster and queue configuration{}{}",
+                           "PyTorchJob, MPIJob, TFJob, JAXJob, XGBoostJob, PaddleJob, TrainJob, Deployment, "
+                           "StatefulSet, Pod, Grove PodCliqueSet and LWS DisaggregatedSet, and skips cluster and "
+                           "queue configuration{}{}",
                            *kind, *api, hint.empty() ? "" : "; ", hint));
   }
   if (!any_workload && sink.empty())
