@@ -123,3 +123,11 @@ TEST_CASE("what the API server and the DisaggregatedSet webhook refuse is a reje
   CHECK(zero.rejections.empty());
   CHECK_THAT(messages(zero.warnings), Catch::Contains("every role has 0 replicas; nothing to place"));
 }
+
+TEST_CASE("a DisaggregatedSet larger than topoplan plans is refused, not wrapped around", "[disaggregatedset]") {
+  Topology t = preset("gb200-nvl72:racks=1");
+  ManifestJobs out =
+      read(ds("", role("prefill", "        replicas: 1000000\n", 1000000, 4) + role("decode", "", 1, 4)), t);
+  CHECK(out.jobs.empty());
+  CHECK_THAT(messages(out.rejections), Catch::Contains("accelerators a slice are more than topoplan plans"));
+}

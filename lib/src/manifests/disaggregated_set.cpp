@@ -235,7 +235,8 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
       reject(s.where, fmt::format("the pods of role '{}' ask for {} accelerators per pod, but the largest node of "
                                   "topology '{}' has {}; they can never be scheduled",
                                   role.name, std::max(p.leader, p.worker), levels_.topology().name(), largest));
-    role.per_replica = p.leader + (p.size - 1) * p.worker;
+    const std::uint64_t per_replica = p.leader + std::uint64_t{p.size - 1} * p.worker;
+    role.per_replica = static_cast<std::uint32_t>(std::min<std::uint64_t>(per_replica, 100'000'001));
     pod_count += std::uint64_t{role.replicas} * p.size;
     // One engine per group: TP inside each pod, PP across the group's pods
     // (vLLM's and SGLang's multi-node layout) when every pod is alike.
@@ -248,6 +249,10 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
     if (role.replicas > 0 && role.per_replica > 0) kept.push_back(role);
   }
   s.roles = std::move(kept);
+  std::uint64_t per_slice = 0;
+  for (const ServiceRole& role : s.roles) per_slice += std::uint64_t{role.replicas} * role.per_replica;
+  if (per_slice > 100'000'000)
+    reject(doc_at, fmt::format("{} accelerators a slice are more than topoplan plans (100000000)", per_slice));
   if (!any_accelerators && pod_count > 0)
     warn(doc_at, fmt::format("no role asks for nvidia.com/gpu or amd.com/gpu; each of the {} pod{} of a slice counts "
                              "as one accelerator",

@@ -436,7 +436,9 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
     if (any_accelerators && q.accelerators == 0) continue;
     ServiceRole role;
     role.name = q.name;
-    role.replicas = q.replicas * (q.group >= 0 ? groups[static_cast<std::size_t>(q.group)].replicas : 1);
+    const std::uint64_t replicas =
+        std::uint64_t{q.replicas} * (q.group >= 0 ? groups[static_cast<std::size_t>(q.group)].replicas : 1);
+    role.replicas = static_cast<std::uint32_t>(std::min<std::uint64_t>(replicas, kMaxCount));
     role.per_replica = any_accelerators ? q.accelerators : 1;
     // A serving pod's GPUs run one engine, tensor parallel across them (the
     // usual vLLM, SGLang and TensorRT-LLM pod); Grove does not say more.
@@ -448,6 +450,10 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
                                   q.name, role.per_replica, levels_.topology().name(), largest));
     s.roles.push_back(std::move(role));
   }
+  std::uint64_t per_slice = 0;
+  for (const ServiceRole& role : s.roles) per_slice += std::uint64_t{role.replicas} * role.per_replica;
+  if (per_slice > 100'000'000)
+    reject(doc_at, fmt::format("{} accelerators a slice are more than topoplan plans (100000000)", per_slice));
   if (!any_accelerators && !cliques.empty())
     warn(doc_at, fmt::format("no clique asks for nvidia.com/gpu or amd.com/gpu; each of the {} pod{} of a slice counts "
                              "as one accelerator",
