@@ -217,6 +217,19 @@ TEST_CASE("Grove refuses counts and clique names its webhook does not accept", "
   zero.replace(zero.find("replicas: 2\n          podSpec"), 11, "replicas: 0");
   CHECK_THAT(messages(read({{zero, "p.yaml"}}, t).rejections),
              Catch::Contains("clique 'prefill' replicas: must be greater than 0"));
+  // Clique roleNames and scaling group names are unique, and a clique is in
+  // one scaling group at most.
+  std::string roles = pcs("", "");
+  roles.replace(roles.find("spec:\n          replicas: 1\n          podSpec:\n            containers: [{name: d"), 5,
+                "spec:\n          roleName: same");
+  roles.replace(roles.rfind("spec:\n          replicas: 1\n          podSpec:\n            containers: [{name: d"), 5,
+                "spec:\n          roleName: same");
+  CHECK_THAT(messages(read({{roles, "p.yaml"}}, t).rejections),
+             Catch::Contains("cliques 'dleader' and 'dworker' have the same roleName 'same'"));
+  const std::string twice = "      - name: decode\n        cliqueNames: [dworker]\n";
+  const std::string both = messages(read({{pcs("", twice), "p.yaml"}}, t).rejections);
+  CHECK_THAT(both, Catch::Contains("scaling group name 'decode' is given twice"));
+  CHECK_THAT(both, Catch::Contains("clique 'dworker' is in scaling groups 'decode' and 'decode'"));
   // Malformed input is an input error, not a verdict.
   std::string junk = pcs("", "");
   junk.replace(junk.find("replicas: 2\n  template"), 11, "replicas: two");

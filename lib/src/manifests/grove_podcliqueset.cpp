@@ -14,8 +14,9 @@
 // ClusterTopologyBinding with domains region..numa), operator/internal/
 // webhook/admission/pcs/validation (podcliqueset.go: replicas and
 // minAvailable > 0, minAvailable <= replicas, unidentified clique names,
-// nodeName / topologySpreadConstraints must not be set; topologyconstraints.go:
-// domains must exist in the binding, a child's domain never coarser than its
+// nodeName / topologySpreadConstraints must not be set, unique clique,
+// roleName and scaling group names, a clique in one scaling group at most;
+// topologyconstraints.go: domains must exist in the binding, a child's domain never coarser than its
 // parent's, one topologyName per set), operator/internal/mnnvl/webhook.go and
 // docs/user-guide/auto-mnnvl.md (grove.io/mnnvl-group: a DNS-1123 label or
 // "none", inherited PCS -> PCSG -> PCLQ, one ComputeDomain per group and
@@ -68,6 +69,7 @@ struct Constraint {
 
 struct Clique {
   std::string name;
+  std::string role_name;  // spec.roleName
   std::uint32_t replicas = 1;
   std::uint32_t accelerators = 0;    // per pod
   bool nvidia = false;               // asks for nvidia.com/gpu
@@ -274,6 +276,11 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
       for (const Clique& other : cliques)
         if (other.name == q.name) reject(q.where, fmt::format("clique name '{}' is given twice", q.name));
       yaml::Node cs = child(c, "spec");
+      q.role_name = string(child(cs, "roleName"), "roleName").value_or("");
+      for (const Clique& other : cliques)
+        if (!q.role_name.empty() && other.role_name == q.role_name)
+          reject(where(child(cs, "roleName")),
+                 fmt::format("cliques '{}' and '{}' have the same roleName '{}'", other.name, q.name, q.role_name));
       q.replicas = count(child(cs, "replicas"), "replicas", fmt::format("clique '{}' replicas", q.name), 1);
       if (yaml::Node m = child(cs, "minAvailable"); m.IsDefined()) {
         const std::uint32_t min = count(m, "minAvailable", fmt::format("clique '{}' minAvailable", q.name), 1);
@@ -311,6 +318,8 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
       ScalingGroup sg;
       sg.where = where(g);
       sg.name = string(child(g, "name"), "podCliqueScalingGroups[].name").value_or("?");
+      for (const ScalingGroup& other : groups)
+        if (other.name == sg.name) reject(sg.where, fmt::format("scaling group name '{}' is given twice", sg.name));
       sg.replicas = count(child(g, "replicas"), "replicas", fmt::format("scaling group '{}' replicas", sg.name), 1);
       if (yaml::Node m = child(g, "minAvailable"); m.IsDefined()) {
         const std::uint32_t min = count(m, "minAvailable", fmt::format("scaling group '{}' minAvailable", sg.name), 1);
