@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 
 #include "engine_fixtures.hpp"
@@ -112,6 +113,23 @@ TEST_CASE("capacity view: counts equal a brute-force count under every kind of c
         std::vector<std::uint8_t> flags = v.exact_at(level);
         REQUIRE(flags.size() == last - first);
         for (DomainId d = first; d < last; ++d) CHECK((flags[d - first] != 0) == v.exact(d));
+        // cut_at(): outside its range nothing counts; inside, exactly the
+        // listed domains are not exact. Filters have no cut.
+        std::optional<CapacityView::LevelCut> cut = v.cut_at(level);
+        const bool some_class_left_out =
+            std::any_of(r.classes.begin(), r.classes.end(), [](std::uint8_t w) { return w == 0; });
+        if (some_class_left_out || r.drop_every > 0) CHECK(!cut);
+        if (!cut) continue;
+        CHECK(std::is_sorted(cut->inexact.begin(), cut->inexact.end()));
+        for (DomainId d = first; d < last; ++d) {
+          INFO("cut of level " << level << " at " << t.domain_name(d));
+          if (d < cut->first || d >= cut->last) {
+            CHECK(v.accelerators(d) == 0);
+            continue;
+          }
+          const bool listed = std::binary_search(cut->inexact.begin(), cut->inexact.end(), d);
+          CHECK(listed == !v.exact(d));
+        }
       }
       // tightest(): the brute-force best-fit order.
       for (LevelIndex level = 0; level <= t.host_level(); ++level)

@@ -5,7 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -303,4 +305,102 @@ root: c
   CapacityView idle_view(idle, false);
   CHECK(policy.place(idle_view, r).size() == 32);
   CHECK(policy.why_not(idle_view, r).empty());
+}
+
+namespace {
+
+// Five levels, so that rule 3's distances reach over two switch levels
+// above the leaves: 2 pods x 2 SUs x 3 racks (leaf switches) x 3 nodes of
+// 4 GPUs.
+const char* kDeepTree = R"(name: deep
+levels: [cluster, pod, su, rack, node]
+blocks:
+  n:
+    level: node
+    hostname: "{pod}{su}{rack}{node}"
+    devices:
+      - {name: "gpu[0-3]", kind: gpu}
+  r:
+    level: rack
+    children:
+      - {block: n, count: 3, name: "n{i}"}
+  s:
+    level: su
+    children:
+      - {block: r, count: 3, name: "r{i}"}
+  p:
+    level: pod
+    children:
+      - {block: s, count: 2, name: "s{i}"}
+  cluster:
+    level: cluster
+    children:
+      - {block: p, count: 2, name: "p{i}"}
+root: cluster
+)";
+
+}  // namespace
+
+TEST_CASE("slurm: the leaf index chooses what the scan of every leaf switch chooses, job after job") {
+  Topology t = parse_topology_yaml(kDeepTree, "deep.yaml");
+  const auto n = static_cast<std::uint32_t>(t.accelerators().size());
+  const auto domains = static_cast<std::uint32_t>(t.domain_count());
+  std::mt19937 rng(5);
+  auto next = [&](std::uint32_t bound) { return static_cast<std::uint32_t>(rng() % bound); };
+  for (int round = 0; round < 20; ++round) {
+    Occupancy occ(t);
+    SlurmPolicy indexed(SlurmTreeRules::current, SlurmSearch::indexed);  // lives as long as the occupancy
+    std::uint32_t job = 0;
+    std::uint32_t placed = 0;
+    for (int step = 0; step < 60; ++step) {
+      INFO("round " << round << " step " << step);
+      PlaceRequest r;
+      r.granule = std::array<std::uint32_t, 3>{1, 2, 4}[next(3)];
+      r.units = (1 + next(12)) * (next(2) ? r.granule : 1);
+      if (next(6) == 0) r.required = t.host_level();
+      if (next(6) == 0) r.required = t.host_level() - 1;
+      CapacityView view(occ, false);
+      // A spread replica's view (domains excluded) or one kept inside a domain.
+      if (next(3) == 0)
+        for (std::uint32_t k = 1 + next(3); k > 0; --k) view.exclude(1 + next(domains - 1));
+      if (next(5) == 0) view.inside(next(domains));
+      const std::vector<std::uint32_t> got = indexed.place(view, r);
+      const std::vector<std::uint32_t> scanned = SlurmPolicy(SlurmTreeRules::current, SlurmSearch::scan).place(view, r);
+      INFO(r.units << " GPUs in groups of " << r.granule);
+      REQUIRE(got == scanned);
+      placed += got.empty() ? 0u : 1u;
+      // Take what was returned (the policy knows), or leave it.
+      if (next(4) != 0) {
+        ++job;
+        for (std::uint32_t a : got) occ.take(a, job);
+      }
+      // Release some accelerators and tell the policy, as the planner does.
+      if (next(3) == 0) {
+        std::vector<DomainId> nodes;
+        for (std::uint32_t a = next(n), k = next(16); k > 0; --k, a = (a + 7) % n)
+          if (!occ.is_free(a)) {
+            occ.release(a);
+            nodes.push_back(occ.node_of(a));
+          }
+        indexed.nodes_changed(nodes);
+      }
+    }
+    CHECK(placed > 0);
+  }
+}
+
+TEST_CASE("slurm: a change nobody reported does not mislead the leaf index") {
+  Topology t = parse_topology_yaml(kDeepTree, "deep.yaml");
+  Occupancy occ(t);
+  SlurmPolicy indexed(SlurmTreeRules::current, SlurmSearch::indexed);
+  PlaceRequest r;
+  r.units = 3;
+  CapacityView view(occ, false);
+  // Every rack has three candidate nodes: the first rack's first node.
+  REQUIRE(runs(t, indexed.place(view, r)) == Runs{{"p0s0r0n0", 3}});
+  // Two nodes of another rack fill up and nobody tells the policy: that
+  // rack is now the best fit (one candidate node).
+  busy(occ, "p1s0r1n0");
+  busy(occ, "p1s0r1n1");
+  CHECK(runs(t, indexed.place(view, r)) == Runs{{"p1s0r1n2", 3}});
 }

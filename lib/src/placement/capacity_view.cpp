@@ -1,6 +1,7 @@
 #include "topoplan/placement/capacity_view.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace topoplan {
 
@@ -229,6 +230,35 @@ std::vector<std::uint8_t> CapacityView::exact_at(LevelIndex level) const {
     out[d - first] = 1;
   }
   return out;
+}
+
+std::optional<CapacityView::LevelCut> CapacityView::cut_at(LevelIndex level) const {
+  const Topology& t = topology();
+  LevelCut cut;
+  std::tie(cut.first, cut.last) = t.domains_at(level);
+  if (simple_) return cut;
+  if (!by_domains()) return std::nullopt;
+  // The domains of `level` that a domain covers, or the one holding it.
+  auto span = [&](DomainId d) {
+    if (t.domain(d).level >= level) {
+      DomainId a = t.ancestor(d, level);
+      return std::pair<DomainId, DomainId>{a, a + 1};
+    }
+    return t.descendants_at(d, level);
+  };
+  if (inside_ != kNone) {
+    std::tie(cut.first, cut.last) = span(inside_);
+    // A domain holding the inside one is cut by it.
+    if (t.domain(inside_).level > level) cut.inexact.push_back(cut.first);
+  }
+  prepare();
+  for (const Range& r : excluded_) {
+    auto [from, to] = span(r.domain);
+    for (DomainId d = std::max(from, cut.first); d < std::min(to, cut.last); ++d) cut.inexact.push_back(d);
+  }
+  std::sort(cut.inexact.begin(), cut.inexact.end());
+  cut.inexact.erase(std::unique(cut.inexact.begin(), cut.inexact.end()), cut.inexact.end());
+  return cut;
 }
 
 bool CapacityView::by_domains() const {

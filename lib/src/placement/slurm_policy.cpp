@@ -73,9 +73,12 @@
 #include "topoplan/placement/slurm_policy.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
+
+#include "slurm_leaf_index.hpp"
 
 namespace topoplan {
 
@@ -196,6 +199,27 @@ class TreeEvaluation {
 
 }  // namespace
 
+SlurmPolicy::SlurmPolicy(SlurmTreeRules rules, SlurmSearch search) : rules_(rules), search_(search) {}
+
+SlurmPolicy::~SlurmPolicy() = default;
+
+void SlurmPolicy::nodes_changed(const std::vector<DomainId>& nodes) const {
+  if (index_) touched_.insert(touched_.end(), nodes.begin(), nodes.end());
+}
+
+SlurmLeafIndex& SlurmPolicy::leaf_index(const Occupancy& occupancy) const {
+  if (index_ && &index_->occupancy() == &occupancy &&
+      index_->topology_domains() == occupancy.topology().domain_count() && touched_.size() <= index_->nodes()) {
+    index_->refresh(touched_);
+    touched_.clear();
+    if (index_->consistent()) return *index_;
+  }
+  // First use, another occupancy, or more changes than nodes: read it all.
+  index_ = std::make_unique<SlurmLeafIndex>(occupancy);
+  touched_.clear();
+  return *index_;
+}
+
 std::string_view SlurmPolicy::name() const { return rules_ == SlurmTreeRules::v22_05 ? "slurm-22.05" : "slurm"; }
 
 std::vector<std::uint32_t> SlurmPolicy::place(const CapacityView& view, const PlaceRequest& request) const {
@@ -250,10 +274,10 @@ std::vector<std::uint32_t> SlurmPolicy::allocate(const CapacityView& view, const
   // Which leaf switches the view counts as the occupancy does, found at once.
   const LevelIndex leaf_level = host > 0 ? host - 1 : 0;
   const DomainId first_leaf_id = t.domains_at(leaf_level).first;
-  const std::vector<std::uint8_t> exact_leaf =
-      simple || whole || host == 0 ? std::vector<std::uint8_t>{} : view.exact_at(leaf_level);
+  std::vector<std::uint8_t> exact_leaf;  // filled for the scan
   auto exact = [&](DomainId s) {
-    return t.domain(s).level == leaf_level ? exact_leaf[s - first_leaf_id] != 0 : view.exact(s);
+    return !exact_leaf.empty() && t.domain(s).level == leaf_level ? exact_leaf[s - first_leaf_id] != 0
+                                                                  : view.exact(s);
   };
   auto below_in = [&](auto& self, DomainId s, bool sum_offers) -> std::uint64_t {
     if (whole) return view.nodes(s);
@@ -288,11 +312,118 @@ std::vector<std::uint32_t> SlurmPolicy::allocate(const CapacityView& view, const
     return rem_nodes <= 0 && rem_accels == 0;
   };
 
+  // The index finds rule 3's choice where every leaf with a candidate
+  // "fits": a request counted in accelerators asks for one node
+  // (rem_nodes = 1, then less), and the current rules then take the closest
+  // leaf, the fewest candidates first, the first of equals. The 22.05 rules
+  // depend on the scan's order, and whole-node requests on the parents'
+  // counts: both scan.
+  std::optional<CapacityView::LevelCut> cut;
+  if (search_ == SlurmSearch::indexed && rules_ == SlurmTreeRules::current && !whole && host > 0)
+    cut = view.cut_at(leaf_level);
+
   bool done = false;
   if (host == 0) {
     // No switch above the only node: it fits or it does not.
     done = take_from(t.domains_at(host).first);
+  } else if (cut) {
+    // Rule 1: the root comes first and is the top switch once it has one
+    // candidate node; then it must be "sufficient".
+    const DomainId root = t.root();
+    if (below(root, false) == 0 || below(root, true) < request.units) return {};
+    // A candidate node has at least k free accelerators (see offer_of).
+    const std::uint32_t k = one_node ? request.units : group;
+    SlurmLeafIndex& index = leaf_index(occ);
+    // Leaves out of the index for this request: those the view counts its
+    // own way (their candidates counted through the view, 0 once chosen)
+    // and those chosen. Put back on the way out.
+    std::vector<DomainId> masked;
+    struct Unmask {
+      SlurmLeafIndex& index;
+      std::uint32_t k;
+      const std::vector<DomainId>& leaves;
+      ~Unmask() {
+        for (DomainId l : leaves) index.unmask(k, l);
+      }
+    } unmask{index, k, masked};
+    std::vector<std::pair<DomainId, std::uint64_t>> odd;  // leaf, candidate nodes
+    for (DomainId leaf : cut->inexact) {
+      index.mask(k, leaf);
+      masked.push_back(leaf);
+      odd.emplace_back(leaf, below(leaf, false));
+    }
+    // The best candidate (fewest nodes, then lowest id) in a range of leaves.
+    auto best_in = [&](DomainId from, DomainId to, std::uint64_t& best) {
+      from = std::max(from, cut->first);
+      to = std::min(to, cut->last);
+      if (from >= to) return;
+      if (DomainId l = index.best(k, from, to); l != kNone)
+        best = std::min(best, (std::uint64_t{index.count(k, l)} << 32) | l);
+      auto it = std::lower_bound(odd.begin(), odd.end(), std::pair<DomainId, std::uint64_t>{from, 0});
+      for (; it != odd.end() && it->first < to; ++it)
+        if (it->second > 0) best = std::min(best, (it->second << 32) | it->first);
+    };
+    // Chosen leaves below each domain under the root that holds some, by
+    // domain id (a parent before its children). Rule 3's distance of a
+    // leaf falls by 2 for every chosen leaf below each of its ancestors
+    // under the top switch, so the closest leaves are those whose
+    // ancestors' counts sum highest.
+    std::vector<std::pair<DomainId, std::uint64_t>> under;
+    auto chosen_below = [&](DomainId d) -> std::uint64_t& {
+      auto it = std::lower_bound(under.begin(), under.end(), std::pair<DomainId, std::uint64_t>{d, 0});
+      if (it == under.end() || it->first != d) it = under.insert(it, {d, 0});
+      return it->second;
+    };
+    constexpr std::uint64_t kNoLeaf = ~std::uint64_t{0};
+    auto choose = [&]() -> DomainId {
+      std::vector<std::uint64_t> score(under.size(), 0);
+      std::vector<std::pair<std::uint64_t, DomainId>> by_score;
+      for (std::size_t i = 0; i < under.size(); ++i) {
+        const DomainId d = under[i].first;
+        const DomainId p = t.domain(d).parent;
+        score[i] = under[i].second;
+        if (p != root) {
+          auto it = std::lower_bound(under.begin(), under.begin() + static_cast<std::ptrdiff_t>(i),
+                                     std::pair<DomainId, std::uint64_t>{p, 0});
+          score[i] += score[static_cast<std::size_t>(it - under.begin())];
+        }
+        by_score.emplace_back(score[i], d);
+      }
+      // Highest score first; a leaf below a domain of a higher score would
+      // have been found there, so what a domain yields scores its own.
+      std::sort(by_score.begin(), by_score.end(), [](const auto& x, const auto& y) {
+        return x.first != y.first ? x.first > y.first : x.second < y.second;
+      });
+      for (std::size_t i = 0; i < by_score.size();) {
+        std::uint64_t best = kNoLeaf;
+        std::size_t j = i;
+        for (; j < by_score.size() && by_score[j].first == by_score[i].first; ++j) {
+          auto [from, to] = t.descendants_at(by_score[j].second, leaf_level);
+          best_in(from, to, best);
+        }
+        if (best != kNoLeaf) return static_cast<DomainId>(best & 0xffffffffu);
+        i = j;
+      }
+      std::uint64_t best = kNoLeaf;
+      best_in(cut->first, cut->last, best);
+      return best == kNoLeaf ? kNone : static_cast<DomainId>(best & 0xffffffffu);
+    };
+    while (!done) {
+      const DomainId leaf = choose();
+      if (leaf == kNone) break;
+      auto it = std::lower_bound(odd.begin(), odd.end(), std::pair<DomainId, std::uint64_t>{leaf, 0});
+      if (it != odd.end() && it->first == leaf) {
+        it->second = 0;
+      } else {
+        index.mask(k, leaf);
+        masked.push_back(leaf);
+      }
+      for (DomainId a = leaf; a != root; a = t.domain(a).parent) ++chosen_below(a);
+      const Domain& d = t.domain(leaf);
+      for (std::uint32_t c = 0; c < d.child_count && !done; ++c) done = take_from(d.first_child + c);
+    }
   } else {
+    if (!simple && !whole) exact_leaf = view.exact_at(leaf_level);
     TreeEvaluation eval(t, rules_);
     eval.count([&](DomainId leaf) { return static_cast<std::int64_t>(below(leaf, false)); });
     DomainId top = eval.top_switch(rem_nodes);
@@ -349,6 +480,8 @@ std::vector<std::uint32_t> SlurmPolicy::allocate(const CapacityView& view, const
 
   // Rule 5: ranks in node order.
   std::sort(taken.begin(), taken.end());
+  if (index_)
+    for (const auto& [n, amount] : taken) touched_.push_back(n);
   std::vector<std::uint32_t> out;
   for (const auto& [n, amount] : taken) {
     const Domain& node = t.domain(n);

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "topoplan/placement/occupancy.hpp"
@@ -74,6 +75,18 @@ class CapacityView {
   /// exact() for every domain of `level`, indexed from its first domain: one
   /// pass over the level and the exclusions instead of a search per domain.
   std::vector<std::uint8_t> exact_at(LevelIndex level) const;
+
+  /// How the view counts the domains of one level when it narrows the
+  /// occupancy by domains only (inside, exclude; a tenant rule that leaves
+  /// nothing out): every domain of the level outside [first, last) counts 0,
+  /// and inside it every domain but those in `inexact` (sorted) is exact().
+  struct LevelCut {
+    DomainId first = 0, last = 0;
+    std::vector<DomainId> inexact;
+  };
+  /// The cut of `level` in O(exclusions), or nullopt when a filter (classes,
+  /// tenants, restrict) narrows the view.
+  std::optional<LevelCut> cut_at(LevelIndex level) const;
 
  private:
   struct Range {
