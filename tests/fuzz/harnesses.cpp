@@ -115,10 +115,12 @@ void kubernetes_manifests(std::string_view data) {
   PriorityClasses classes;
   ManifestJobs out;
   KueueConfig kueue;
+  GroveTopologies grove;
   collect_priority_classes(documents, file, classes, sink);
   collect_kueue_config(documents, file, kueue, sink);
+  collect_grove_topologies(documents, file, grove, sink);
   resolve_kueue_config(kueue, levels, out, sink);
-  read_kubernetes_documents(documents, file, levels, classes, kueue, out, sink);
+  read_kubernetes_documents(documents, file, levels, classes, kueue, grove, out, sink);
   sink.throw_if_any();
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine_fixtures.hpp"
 #include "topoplan/formats/topology_import.hpp"
 #include "topoplan/io/topology_yaml.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
@@ -325,6 +326,26 @@ TEST_CASE("kueue: counts kept across jobs follow what the planner releases and o
   state.release(e.id);
   state.occupy(job("elsewhere"), held);
   CHECK(state.place(job("f")).id == kNone);
+}
+
+TEST_CASE("kueue: a job narrowed to one GPU model leaves the counts of the next job whole") {
+  // The B-model job sees only r2's nodes; the kept counts must not stay
+  // those of its view, or the 4-GPU jobs after it find no node (they did).
+  Topology t = test::engine_topology();
+  PlannerState state(t, {"kueue", nullptr, true});
+  Job b;
+  b.name = "b";
+  b.per_replica = 2;
+  b.accelerator_model = "B";
+  REQUIRE(state.place(b).id != kNone);
+  for (const char* name : {"any1", "any2"}) {
+    Job j;
+    j.name = name;
+    j.per_replica = 4;
+    PlannerState::PlaceResult r = state.place(j);
+    INFO(name << ": " << r.placement.reason);
+    CHECK(r.id != kNone);
+  }
 }
 
 namespace {

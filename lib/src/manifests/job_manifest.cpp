@@ -60,6 +60,7 @@ struct ParsedManifests::State {
   std::vector<std::vector<yaml::Node>> documents;  // Kubernetes inputs
   PriorityClasses classes;
   KueueConfig kueue;
+  GroveTopologies grove;
   DiagnosticSink sink;  // what parsing the Kubernetes inputs found
   // topoplan's own inputs: their jobs, or what was wrong with them.
   std::vector<std::vector<Job>> native_jobs;
@@ -83,6 +84,7 @@ ParsedManifests::ParsedManifests(std::vector<ManifestInput> inputs) : state_(std
       s.documents[i] = yaml::parse_all(in.text, in.file, FileKind::k8s_workload);
       collect_priority_classes(s.documents[i], in.file, s.classes, s.sink);
       collect_kueue_config(s.documents[i], in.file, s.kueue, s.sink);
+      collect_grove_topologies(s.documents[i], in.file, s.grove, s.sink);
     } catch (const InputError& e) {
       for (const Diagnostic& d : e.diagnostics()) s.sink.error(d.where, d.message);
       s.formats[i] = ManifestFormat::native;
@@ -122,7 +124,7 @@ ManifestJobs read_job_manifests(ParsedManifests parsed, const Topology& topology
           for (Job& job : s.native_jobs[i]) out.jobs.push_back(std::move(job));
           break;
         case ManifestFormat::kubernetes:
-          read_kubernetes_documents(s.documents[i], in.file, levels, s.classes, kueue, out, sink);
+          read_kubernetes_documents(s.documents[i], in.file, levels, s.classes, kueue, s.grove, out, sink);
           break;
         case ManifestFormat::slurm:
           read_sbatch_script(in.text, in.file, levels, out, sink);

@@ -733,7 +733,7 @@ void collect_priority_classes(const std::vector<yaml::Node>& documents, const st
 
 void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const std::string& file,
                                const LevelMap& levels, const PriorityClasses& classes, const KueueConfig& kueue,
-                               ManifestJobs& out, DiagnosticSink& sink) {
+                               const GroveTopologies& grove, ManifestJobs& out, DiagnosticSink& sink) {
   static constexpr Kind kWorkloads[] = {
       {"batch", "Job"},           {"batch.volcano.sh", "Job"}, {"jobset.x-k8s.io", "JobSet"},
       {"leaderworkerset.x-k8s.io", "LeaderWorkerSet"},         {"kubeflow.org", "PyTorchJob"},
@@ -766,6 +766,16 @@ void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const s
       workloads.read(doc, group, *kind);
       continue;
     }
+    if (group == "grove.io" && (*kind == "PodCliqueSet" || *kind == "ClusterTopologyBinding")) {
+      any_workload = true;
+      if (*kind == "PodCliqueSet") read_grove_podcliqueset(doc, file, levels, grove, out, sink);
+      continue;
+    }
+    if (group == "disaggregatedset.x-k8s.io" && *kind == "DisaggregatedSet") {
+      any_workload = true;
+      read_disaggregated_set(doc, file, levels, out, sink);
+      continue;
+    }
     if (configuration_kinds().count(*kind)) {
       // A file of priority classes, or of Kueue's topologies, flavors and
       // queues, is there for the workloads of others.
@@ -781,8 +791,9 @@ void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const s
     std::string hint = did_you_mean(*kind, names);
     sink.error(r.where(child(doc, "kind")),
                fmt::format("unknown kind '{}' ({}); topoplan plans Job (batch/v1, Volcano), JobSet, LeaderWorkerSet, "
-                           "PyTorchJob, MPIJob, TFJob, JAXJob, XGBoostJob, PaddleJob, TrainJob, Deployment, StatefulSet "
-                           "and Pod, and skips cluster and queue configuration{}{}",
+                           "PyTorchJob, MPIJob, TFJob, JAXJob, XGBoostJob, PaddleJob, TrainJob, Deployment, "
+                           "StatefulSet, Pod, Grove PodCliqueSet and LWS DisaggregatedSet, and skips cluster and "
+                           "queue configuration{}{}",
                            *kind, *api, hint.empty() ? "" : "; ", hint));
   }
   if (!any_workload && sink.empty())

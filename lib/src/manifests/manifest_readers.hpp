@@ -62,10 +62,41 @@ void collect_kueue_config(const std::vector<yaml::Node>& documents, const std::s
 /// Topology the inputs lack keeps the topology's own levels (a warning).
 void resolve_kueue_config(KueueConfig& config, const LevelMap& levels, ManifestJobs& out, DiagnosticSink& sink);
 
+/// NVIDIA Grove's ClusterTopologyBinding objects among the inputs: the
+/// domain names a PodCliqueSet packs in (zone, block, rack, host...), coarsest
+/// first, each with the node label that defines its domains.
+struct GroveTopologies {
+  struct Level {
+    std::string domain;
+    std::string key;  // node label
+    SourceLocation where;  // of the key, for label errors
+  };
+  struct Binding {
+    std::vector<Level> levels;
+    SourceLocation where;
+  };
+  std::map<std::string, Binding> bindings;  // by metadata.name
+};
+
+/// Collects the ClusterTopologyBinding objects of `documents`.
+void collect_grove_topologies(const std::vector<yaml::Node>& documents, const std::string& file,
+                              GroveTopologies& topologies, DiagnosticSink& sink);
+
+/// Reads one Grove PodCliqueSet (grove.io/v1alpha1) as a service
+/// (grove_podcliqueset.cpp): its replicas are slices, its cliques roles.
+void read_grove_podcliqueset(const yaml::Node& doc, const std::string& file, const LevelMap& levels,
+                             const GroveTopologies& topologies, ManifestJobs& out, DiagnosticSink& sink);
+
+/// Reads one LWS DisaggregatedSet (disaggregatedset.x-k8s.io/v1) as a
+/// service (disaggregated_set.cpp): slices of roles, each role's replicas
+/// LeaderWorkerSet groups.
+void read_disaggregated_set(const yaml::Node& doc, const std::string& file, const LevelMap& levels,
+                            ManifestJobs& out, DiagnosticSink& sink);
+
 /// Reads the workloads of Kubernetes `documents` into `out`; input errors go to `sink`.
 void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const std::string& file,
                                const LevelMap& levels, const PriorityClasses& classes, const KueueConfig& kueue,
-                               ManifestJobs& out, DiagnosticSink& sink);
+                               const GroveTopologies& grove, ManifestJobs& out, DiagnosticSink& sink);
 
 /// Reads an sbatch script's `#SBATCH` options into `out`; input errors go to `sink`.
 void read_sbatch_script(std::string_view text, const std::string& file, const LevelMap& levels, ManifestJobs& out,

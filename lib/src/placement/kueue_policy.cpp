@@ -558,10 +558,11 @@ PodPlacement KueuePolicy::place_pods(const CapacityView& view, const PlaceReques
       };
       // Free accelerators change where this policy placed pods (the planner
       // may take them back), so with the same occupancy and no filter only
-      // those nodes are looked at again; anything else is a new pass.
+      // those nodes are looked at again; anything else is a new pass. The
+      // counts of a narrowed view are its own, so the next call starts anew.
       if (view.narrowed() || shape.occupancy != &view.occupancy()) {
         for (std::uint32_t leaf = 0; leaf < tree.leaf_count(); ++leaf) sync(leaf);
-        shape.occupancy = &view.occupancy();
+        shape.occupancy = view.narrowed() ? nullptr : &view.occupancy();
       } else {
         const DomainId first_node = t.domains_at(t.host_level()).first;
         for (std::size_t i = shape.seen; i < touched_.size(); ++i)

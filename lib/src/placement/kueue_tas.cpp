@@ -176,8 +176,13 @@ void CountIndex::set(std::uint32_t d, std::int64_t pods) {
   Impl& x = *impl_;
   if (x.pods[d] == pods) return;
   auto& order = x.order[x.level[d]];
-  order.erase({x.pods[d], x.rank[d]});
-  order.emplace(pods, x.rank[d]);
+  // The same tree node, re-keyed: no allocation per change.
+  if (auto node = order.extract({x.pods[d], x.rank[d]})) {
+    node.value().first = pods;
+    order.insert(std::move(node));
+  } else {
+    order.emplace(pods, x.rank[d]);
+  }
   x.pods[d] = pods;
 }
 

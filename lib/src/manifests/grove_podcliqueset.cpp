@@ -1,0 +1,632 @@
+// NVIDIA Grove's PodCliqueSet (grove.io/v1alpha1) read as a service
+// (placement/service.hpp): each replica of the set is a slice, each clique
+// that asks for accelerators a role (its replicas times its scaling group's),
+// the set's topologyConstraint.pack the slice's pack. Domain names resolve
+// through the ClusterTopologyBinding the constraint names (its levels' node
+// labels, then LevelMap), else as topology level names.
+//
+// What Grove's admission webhook refuses becomes a rejection (`check` fails);
+// what topoplan cannot honour (packing one clique or scaling group tighter
+// than its slice, several MNNVL groups in one slice) is a warning.
+//
+// Sources (read, not copied): ai-dynamo/grove operator/api/core/v1alpha1
+// (PodCliqueSet, PodCliqueScalingGroupConfig, TopologyConstraint,
+// ClusterTopologyBinding with domains region..numa), operator/internal/
+// webhook/admission/pcs/validation (podcliqueset.go: replicas and
+// minAvailable > 0, minAvailable <= replicas, unidentified clique names,
+// nodeName / topologySpreadConstraints must not be set, unique clique,
+// roleName and scaling group names, a clique in one scaling group at most;
+// topologyconstraints.go: domains must exist in the binding, a child's domain never coarser than its
+// parent's, one topologyName per set), operator/internal/mnnvl/webhook.go and
+// docs/user-guide/auto-mnnvl.md (grove.io/mnnvl-group: a DNS-1123 label or
+// "none", inherited PCS -> PCSG -> PCLQ, one ComputeDomain per group and
+// replica, explicit groups refused on cliques without nvidia.com/gpu),
+// docs/proposals/244-topology-aware-scheduling.
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "../io/yaml_support.hpp"
+#include "manifest_readers.hpp"
+#include "pod_spec.hpp"
+#include "topoplan/placement/service.hpp"
+
+namespace topoplan {
+
+namespace {
+
+constexpr std::string_view kMnnvlGroup = "grove.io/mnnvl-group";
+constexpr std::string_view kMnnvlOptOut = "none";
+constexpr long long kMaxCount = 1'000'000;
+
+yaml::Node child(const yaml::Node& node, std::string_view key) {
+  if (!node.IsDefined() || !node.IsMap()) return yaml::Node();
+  yaml::Node value = node[std::string(key)];
+  if (!value.IsDefined()) return yaml::Node();
+  return value;
+}
+
+// A DNS-1123 label: lowercase alphanumerics and '-', alphanumeric at both
+// ends, at most 63 characters (Kubernetes' IsDNS1123Label).
+bool dns1123_label(std::string_view s) {
+  if (s.empty() || s.size() > 63) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!alnum(s.front()) || !alnum(s.back())) return false;
+  return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-'; });
+}
+
+// One topologyConstraint as written.
+struct Constraint {
+  std::optional<std::string> required, preferred;
+  SourceLocation required_at, preferred_at;
+  std::optional<std::string> topology_name;
+  SourceLocation topology_at;
+  bool given = false;
+};
+
+struct Clique {
+  std::string name;
+  std::string role_name;  // spec.roleName
+  std::uint32_t replicas = 1;
+  std::uint32_t accelerators = 0;    // per pod
+  bool nvidia = false;               // asks for nvidia.com/gpu
+  std::optional<std::string> mnnvl;  // its own annotation
+  SourceLocation mnnvl_at;
+  Constraint constraint;
+  SourceLocation where;
+  int group = -1;  // index of its scaling group
+};
+
+struct ScalingGroup {
+  std::string name;
+  std::uint32_t replicas = 1;
+  std::vector<std::string> cliques;
+  std::optional<std::string> mnnvl;
+  Constraint constraint;
+  SourceLocation where;
+};
+
+class PodCliqueSetReader {
+ public:
+  PodCliqueSetReader(const std::string& file, const LevelMap& levels, const GroveTopologies& topologies,
+                     ManifestJobs& out, DiagnosticSink& sink)
+      : file_(file), levels_(levels), topologies_(topologies), out_(out), sink_(sink) {}
+
+  void read(const yaml::Node& doc);
+
+ private:
+  SourceLocation where(const yaml::Node& n) const { return yaml::where(file_, n); }
+  void warn(const SourceLocation& at, const std::string& message) {
+    out_.warnings.push_back({at, fmt::format("PodCliqueSet '{}': {}", name_, message)});
+  }
+  void reject(const SourceLocation& at, const std::string& message) {
+    rejections_.push_back({at, fmt::format("PodCliqueSet '{}': {}", name_, message)});
+  }
+  std::optional<std::string> string(const yaml::Node& n, std::string_view what) {
+    if (!n.IsDefined() || n.IsNull()) return std::nullopt;
+    return yaml::scalar(n, file_, sink_, what);
+  }
+  // A count as Grove's webhook wants it: given or `fallback`, and > 0.
+  std::uint32_t count(const yaml::Node& n, std::string_view what, std::string_view field, std::uint32_t fallback) {
+    auto text = string(n, what);
+    if (!text) return fallback;
+    auto v = yaml::parse_integer(*text);
+    if (!v) {
+      sink_.error(where(n), fmt::format("'{}' must be a whole number, not '{}'", what, *text));
+      return fallback;
+    }
+    if (*v <= 0) {
+      reject(where(n), fmt::format("{}: must be greater than 0", field));
+      return fallback;
+    }
+    return static_cast<std::uint32_t>(std::min(*v, kMaxCount));
+  }
+  std::optional<std::string> mnnvl_annotation(const yaml::Node& holder, SourceLocation& at);
+  Constraint constraint(const yaml::Node& n);
+  // The level a domain of the set's binding names; nullopt (reported) when none.
+  std::optional<LevelIndex> level_of(const std::string& domain, const SourceLocation& at);
+  // Where `domain` ranks, coarsest first: in the binding, or as a level.
+  std::optional<std::size_t> rank(const std::string& domain);
+  void check_hierarchy(const Constraint& parent, std::string_view parent_what, const Constraint& c,
+                       std::string_view what);
+
+  const std::string& file_;
+  const LevelMap& levels_;
+  const GroveTopologies& topologies_;
+  ManifestJobs& out_;
+  DiagnosticSink& sink_;
+  std::string name_ = "?";
+  const GroveTopologies::Binding* binding_ = nullptr;
+  std::string topology_name_;  // the set's topologyName, once known
+  std::vector<Diagnostic> rejections_;
+};
+
+std::optional<std::string> PodCliqueSetReader::mnnvl_annotation(const yaml::Node& holder, SourceLocation& at) {
+  yaml::Node n = child(child(holder, "annotations"), kMnnvlGroup);
+  if (!n.IsDefined()) return std::nullopt;
+  auto v = string(n, kMnnvlGroup);
+  at = where(n);
+  if (v && *v != kMnnvlOptOut && !dns1123_label(*v))
+    reject(at, fmt::format("{} '{}' must be \"none\" or a DNS-1123 label (lowercase letters, digits and '-', at most "
+                           "63)",
+                           kMnnvlGroup, *v));
+  return v;
+}
+
+Constraint PodCliqueSetReader::constraint(const yaml::Node& n) {
+  Constraint c;
+  if (!n.IsDefined() || n.IsNull()) return c;
+  if (!n.IsMap()) {
+    sink_.error(where(n), "'topologyConstraint' must be a mapping");
+    return c;
+  }
+  c.given = true;
+  if (yaml::Node t = child(n, "topologyName"); t.IsDefined()) {
+    c.topology_name = string(t, "topologyName");
+    c.topology_at = where(t);
+  }
+  yaml::Node pack = child(n, "pack");
+  yaml::Node required = child(pack, "required");
+  yaml::Node preferred = child(pack, "preferred");
+  // packDomain: the deprecated spelling of pack.required.
+  if (!required.IsDefined()) required.reset(child(n, "packDomain"));
+  if (required.IsDefined()) {
+    c.required = string(required, "pack.required");
+    c.required_at = where(required);
+  }
+  if (preferred.IsDefined()) {
+    c.preferred = string(preferred, "pack.preferred");
+    c.preferred_at = where(preferred);
+  }
+  return c;
+}
+
+std::optional<std::size_t> PodCliqueSetReader::rank(const std::string& domain) {
+  if (binding_) {
+    for (std::size_t i = 0; i < binding_->levels.size(); ++i)
+      if (binding_->levels[i].domain == domain) return i;
+    return std::nullopt;
+  }
+  if (domain == "host") return levels_.topology().host_level();
+  return levels_.level_of_label(domain);
+}
+
+std::optional<LevelIndex> PodCliqueSetReader::level_of(const std::string& domain, const SourceLocation& at) {
+  if (binding_) {
+    for (const GroveTopologies::Level& l : binding_->levels)
+      if (l.domain == domain)
+        return levels_.resolve_label(l.key, fmt::format("ClusterTopologyBinding level '{}'", domain), l.where, sink_);
+    return std::nullopt;  // rejected by the domain check
+  }
+  if (auto r = rank(domain)) return static_cast<LevelIndex>(*r);
+  const std::string binding = topology_name_.empty() ? std::string("the ClusterTopologyBinding")
+                                                     : fmt::format("ClusterTopologyBinding '{}'", topology_name_);
+  sink_.error(at, fmt::format("topology domain '{}' is not a level of topology '{}' ({}); give {} among the "
+                              "inputs: its levels map Grove's domains to node labels",
+                              domain, levels_.topology().name(), levels_.level_list(), binding));
+  return std::nullopt;
+}
+
+// Grove refuses a child constraint whose domain is coarser than its parent's
+// (validateHierarchicalTopologyConstraints), required and preferred apart.
+void PodCliqueSetReader::check_hierarchy(const Constraint& parent, std::string_view parent_what, const Constraint& c,
+                                         std::string_view what) {
+  auto check = [&](const std::optional<std::string>& p, const std::optional<std::string>& ch,
+                   const SourceLocation& at) {
+    if (!p || !ch) return;
+    auto pr = rank(*p);
+    auto cr = rank(*ch);
+    if (pr && cr && *pr > *cr)
+      reject(at, fmt::format("{} topology constraint domain '{}' is narrower than {} topology constraint domain '{}'",
+                             parent_what, *p, what, *ch));
+  };
+  check(parent.required, c.required, c.required_at);
+  check(parent.preferred, c.preferred, c.preferred_at);
+}
+
+void PodCliqueSetReader::read(const yaml::Node& doc) {
+  const SourceLocation doc_at = where(doc);
+  const std::size_t errors = sink_.size();
+  yaml::Node meta = child(doc, "metadata");
+  if (auto n = string(child(meta, "name"), "metadata.name"); n && !n->empty()) {
+    name_ = *n;
+  } else {
+    sink_.error(doc_at, "PodCliqueSet needs metadata.name");
+    return;
+  }
+  yaml::Node spec = child(doc, "spec");
+  yaml::Node tmpl = child(spec, "template");
+  if (!tmpl.IsMap()) {
+    sink_.error(spec.IsDefined() ? where(spec) : doc_at, "a PodCliqueSet needs spec.template with its cliques");
+    return;
+  }
+  // spec.replicas defaults to 1 in the CRD; 0 is a scaled-down set.
+  std::uint32_t slices = 1;
+  if (auto r = string(child(spec, "replicas"), "replicas")) {
+    auto v = yaml::parse_integer(*r);
+    if (!v || *v < 0 || *v > kMaxCount) {
+      sink_.error(where(child(spec, "replicas")),
+                  fmt::format("'replicas' must be a whole number from 0 to {}, not '{}'", kMaxCount, *r));
+      return;
+    }
+    slices = static_cast<std::uint32_t>(*v);
+  }
+  SourceLocation set_mnnvl_at;
+  const std::optional<std::string> set_mnnvl = mnnvl_annotation(meta, set_mnnvl_at);
+  const Constraint set_constraint = constraint(child(tmpl, "topologyConstraint"));
+
+  // Cliques, in manifest order.
+  std::vector<Clique> cliques;
+  yaml::Node cliques_node = child(tmpl, "cliques");
+  if (!cliques_node.IsDefined() || !cliques_node.IsSequence() || cliques_node.size() == 0) {
+    reject(cliques_node.IsDefined() ? where(cliques_node) : where(tmpl),
+           "spec.template.cliques: at least one PodClique must be defined");
+  } else {
+    for (const yaml::Node& c : cliques_node) {
+      Clique q;
+      q.where = where(c);
+      q.name = string(child(c, "name"), "cliques[].name").value_or("");
+      if (q.name.empty()) {
+        reject(q.where, "spec.template.cliques[].name: a clique needs a name");
+        continue;
+      }
+      for (const Clique& other : cliques)
+        if (other.name == q.name) reject(q.where, fmt::format("clique name '{}' is given twice", q.name));
+      yaml::Node cs = child(c, "spec");
+      q.role_name = string(child(cs, "roleName"), "roleName").value_or("");
+      for (const Clique& other : cliques)
+        if (!q.role_name.empty() && other.role_name == q.role_name)
+          reject(where(child(cs, "roleName")),
+                 fmt::format("cliques '{}' and '{}' have the same roleName '{}'", other.name, q.name, q.role_name));
+      q.replicas = count(child(cs, "replicas"), "replicas", fmt::format("clique '{}' replicas", q.name), 1);
+      if (yaml::Node m = child(cs, "minAvailable"); m.IsDefined()) {
+        const std::uint32_t min = count(m, "minAvailable", fmt::format("clique '{}' minAvailable", q.name), 1);
+        if (min > q.replicas)
+          reject(where(m), fmt::format("clique '{}': minAvailable {} must not be greater than replicas {}", q.name, min,
+                                       q.replicas));
+      }
+      yaml::Node pod = child(cs, "podSpec");
+      for (std::string_view forbidden : {"nodeName", "topologySpreadConstraints"})
+        if (child(pod, forbidden).IsDefined())
+          reject(where(child(pod, forbidden)),
+                 fmt::format("clique '{}': podSpec.{} must not be set", q.name, forbidden));
+      PodSpecInfo info = read_pod_spec(pod, file_, sink_, true);
+      const long long nvidia = info.requests.value("nvidia.com/gpu");
+      const long long amd = info.requests.value("amd.com/gpu");
+      q.nvidia = nvidia > 0;
+      q.accelerators = static_cast<std::uint32_t>(std::clamp<long long>(nvidia + amd, 0, kMaxCount));
+      q.mnnvl = mnnvl_annotation(c, q.mnnvl_at);
+      q.constraint = constraint(child(c, "topologyConstraint"));
+      cliques.push_back(std::move(q));
+    }
+  }
+  auto find_clique = [&](std::string_view name) -> Clique* {
+    for (Clique& q : cliques)
+      if (q.name == name) return &q;
+    return nullptr;
+  };
+
+  std::vector<ScalingGroup> groups;
+  yaml::Node groups_node = child(tmpl, "podCliqueScalingGroups");
+  if (groups_node.IsDefined() && !groups_node.IsNull() && !groups_node.IsSequence())
+    sink_.error(where(groups_node), "'podCliqueScalingGroups' must be a list");
+  else if (groups_node.IsSequence())
+    for (const yaml::Node& g : groups_node) {
+      ScalingGroup sg;
+      sg.where = where(g);
+      sg.name = string(child(g, "name"), "podCliqueScalingGroups[].name").value_or("?");
+      for (const ScalingGroup& other : groups)
+        if (other.name == sg.name) reject(sg.where, fmt::format("scaling group name '{}' is given twice", sg.name));
+      sg.replicas = count(child(g, "replicas"), "replicas", fmt::format("scaling group '{}' replicas", sg.name), 1);
+      if (yaml::Node m = child(g, "minAvailable"); m.IsDefined()) {
+        const std::uint32_t min = count(m, "minAvailable", fmt::format("scaling group '{}' minAvailable", sg.name), 1);
+        if (min > sg.replicas)
+          reject(where(m), fmt::format("scaling group '{}': minAvailable {} must not be greater than replicas {}",
+                                       sg.name, min, sg.replicas));
+      }
+      std::vector<std::string> unknown;
+      yaml::Node names = child(g, "cliqueNames");
+      if (names.IsSequence())
+        for (const yaml::Node& n : names) {
+          std::string name = string(n, "cliqueNames[]").value_or("");
+          Clique* q = find_clique(name);
+          if (!q) {
+            unknown.push_back(name);
+            continue;
+          }
+          if (q->group >= 0)
+            reject(where(n), fmt::format("clique '{}' is in scaling groups '{}' and '{}'", name,
+                                         groups[static_cast<std::size_t>(q->group)].name, sg.name));
+          else
+            q->group = static_cast<int>(groups.size());
+          sg.cliques.push_back(name);
+        }
+      if (!unknown.empty())
+        reject(where(names.IsDefined() ? names : g),
+               fmt::format("scaling group '{}': unidentified PodClique names found: {}", sg.name,
+                           fmt::join(unknown, ",")));
+      SourceLocation unused;
+      sg.mnnvl = mnnvl_annotation(g, unused);
+      sg.constraint = constraint(child(g, "topologyConstraint"));
+      groups.push_back(std::move(sg));
+    }
+  if (sink_.size() != errors) return;
+
+  // One ClusterTopologyBinding per set: every topologyName the same, given
+  // where no parent's can be inherited.
+  std::optional<std::string> topology_name = set_constraint.topology_name;
+  SourceLocation topology_at = set_constraint.topology_at;
+  auto take_name = [&](const Constraint& c, bool can_inherit) {
+    if (!c.given) return;
+    if (!c.topology_name) {
+      if (!can_inherit || !set_constraint.topology_name)
+        reject(c.required_at.line ? c.required_at : c.preferred_at,
+               "topologyName is required when topologyConstraint is set and cannot be inherited");
+      return;
+    }
+    if (!topology_name) {
+      topology_name = c.topology_name;
+      topology_at = c.topology_at;
+    } else if (*topology_name != *c.topology_name) {
+      reject(c.topology_at, "all topologyConstraint.topologyName values within a PodCliqueSet must match");
+    }
+  };
+  take_name(set_constraint, false);
+  for (const ScalingGroup& g : groups) take_name(g.constraint, true);
+  for (const Clique& q : cliques) take_name(q.constraint, true);
+  if (topology_name) {
+    topology_name_ = *topology_name;
+    auto it = topologies_.bindings.find(*topology_name);
+    if (it != topologies_.bindings.end())
+      binding_ = &it->second;
+    else
+      warn(topology_at, fmt::format("ClusterTopologyBinding '{}' is not among the inputs; its domains are read as "
+                                    "the levels of topology '{}'",
+                                    *topology_name, levels_.topology().name()));
+  }
+  // Every domain named must be a level of the binding.
+  auto check_domain = [&](const std::optional<std::string>& d, const SourceLocation& at) {
+    if (!d || !binding_ || rank(*d)) return;
+    std::vector<std::string> domains;
+    for (const GroveTopologies::Level& l : binding_->levels) domains.push_back(l.domain);
+    reject(at, fmt::format("topology domain '{}' does not exist in cluster topology '{}' [{}]", *d, *topology_name,
+                           fmt::join(domains, " ")));
+  };
+  auto check_domains = [&](const Constraint& c) {
+    check_domain(c.required, c.required_at);
+    check_domain(c.preferred, c.preferred_at);
+  };
+  check_domains(set_constraint);
+  for (const ScalingGroup& g : groups) check_domains(g.constraint);
+  for (const Clique& q : cliques) check_domains(q.constraint);
+  for (const ScalingGroup& g : groups)
+    check_hierarchy(set_constraint, "PodCliqueSet", g.constraint, fmt::format("PodCliqueScalingGroup '{}'", g.name));
+  for (const Clique& q : cliques) {
+    check_hierarchy(set_constraint, "PodCliqueSet", q.constraint, fmt::format("PodClique '{}'", q.name));
+    if (q.group >= 0) {
+      const ScalingGroup& g = groups[static_cast<std::size_t>(q.group)];
+      check_hierarchy(g.constraint, fmt::format("PodCliqueScalingGroup '{}'", g.name), q.constraint,
+                      fmt::format("PodClique '{}'", q.name));
+    }
+  }
+
+  // MNNVL: each clique's effective group (its own, its scaling group's, the
+  // set's); a group named on a clique without NVIDIA GPUs is refused.
+  std::set<std::string> mnnvl_groups;
+  for (const Clique& q : cliques) {
+    if (q.mnnvl && *q.mnnvl != kMnnvlOptOut && !q.nvidia)
+      reject(q.mnnvl_at,
+             fmt::format("clique '{}' asks for {} '{}' but for no nvidia.com/gpu", q.name, kMnnvlGroup, *q.mnnvl));
+    std::optional<std::string> effective = q.mnnvl;
+    if (!effective && q.group >= 0) effective = groups[static_cast<std::size_t>(q.group)].mnnvl;
+    if (!effective) effective = set_mnnvl;
+    if (q.nvidia) mnnvl_groups.insert(effective && *effective != kMnnvlOptOut ? *effective : std::string());
+  }
+
+  // Roles: the cliques that ask for accelerators; without any, every pod
+  // counts one (as for the other Kubernetes workloads).
+  auto service = std::make_shared<Service>();
+  Service& s = *service;
+  s.where = doc_at;
+  s.slices = slices;
+  bool any_accelerators = false;
+  for (const Clique& q : cliques) any_accelerators = any_accelerators || q.accelerators > 0;
+  std::uint32_t largest = 0;
+  {
+    const Topology& t = levels_.topology();
+    auto [first, last] = t.domains_at(t.host_level());
+    for (DomainId n = first; n < last; ++n) largest = std::max(largest, t.domain(n).accelerator_count());
+  }
+  std::uint64_t pods = 0;
+  for (const Clique& q : cliques) {
+    if (any_accelerators && q.accelerators == 0) continue;
+    ServiceRole role;
+    role.name = q.name;
+    const std::uint64_t replicas =
+        std::uint64_t{q.replicas} * (q.group >= 0 ? groups[static_cast<std::size_t>(q.group)].replicas : 1);
+    role.replicas = static_cast<std::uint32_t>(std::min<std::uint64_t>(replicas, kMaxCount));
+    role.per_replica = any_accelerators ? q.accelerators : 1;
+    // A serving pod's GPUs run one engine, tensor parallel across them (the
+    // usual vLLM, SGLang and TensorRT-LLM pod); Grove does not say more.
+    role.parallelism.tp = role.per_replica;
+    pods += role.replicas;
+    if (role.per_replica > largest)
+      reject(q.where, fmt::format("the pods of clique '{}' ask for {} accelerators per pod, but the largest node of "
+                                  "topology '{}' has {}; they can never be scheduled",
+                                  q.name, role.per_replica, levels_.topology().name(), largest));
+    s.roles.push_back(std::move(role));
+  }
+  std::uint64_t per_slice = 0;
+  for (const ServiceRole& role : s.roles) per_slice += std::uint64_t{role.replicas} * role.per_replica;
+  if (per_slice > 100'000'000)
+    reject(doc_at, fmt::format("{} accelerators a slice are more than topoplan plans (100000000)", per_slice));
+  if (!any_accelerators && !cliques.empty())
+    warn(doc_at, fmt::format("no clique asks for nvidia.com/gpu or amd.com/gpu; each of the {} pod{} of a slice counts "
+                             "as one accelerator",
+                             pods, pods == 1 ? "" : "s"));
+  if (!rejections_.empty()) {
+    for (Diagnostic& d : rejections_) out_.rejections.push_back(std::move(d));
+    return;
+  }
+  if (slices == 0) {
+    warn(doc_at, "replicas is 0; nothing to place");
+    return;
+  }
+
+  Job job;
+  job.name = name_;
+  job.kind = JobKind::inference;
+  job.where = doc_at;
+  for (std::string_view label : {"kai.scheduler/queue", "kueue.x-k8s.io/queue-name"})
+    if (auto q = string(child(child(meta, "labels"), label), label); q && job.queue.empty()) job.queue = *q;
+
+  // The slice's pack: the set's constraint, and a scaling group's or
+  // clique's when it alone holds the whole slice; tighter packing of part of
+  // a slice is not honoured.
+  std::optional<LevelIndex> required, preferred;
+  SourceLocation required_at, preferred_at;
+  auto tighten = [&](const Constraint& c) {
+    if (c.required)
+      if (auto l = level_of(*c.required, c.required_at); l && (!required || *l > *required)) {
+        required = l;
+        required_at = c.required_at;
+      }
+    if (c.preferred)
+      if (auto l = level_of(*c.preferred, c.preferred_at); l && (!preferred || *l > *preferred)) {
+        preferred = l;
+        preferred_at = c.preferred_at;
+      }
+  };
+  tighten(set_constraint);
+  auto partial = [&](const Constraint& c, const std::string& what) {
+    for (const auto& [domain, at] : {std::pair{c.required, c.required_at}, std::pair{c.preferred, c.preferred_at}})
+      if (domain)
+        warn(at, fmt::format("{} packs in '{}' apart from the rest of its slice; topoplan packs whole slices, so "
+                             "this is not honoured",
+                             what, *domain));
+  };
+  const bool one_role = s.roles.size() == 1;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const ScalingGroup& g = groups[i];
+    if (!g.constraint.given) continue;
+    bool all_roles = g.replicas == 1;
+    for (const ServiceRole& role : s.roles) {
+      const Clique* q = find_clique(role.name);
+      all_roles = all_roles && q && q->group == static_cast<int>(i);
+    }
+    if (all_roles)
+      tighten(g.constraint);
+    else
+      partial(g.constraint, fmt::format("scaling group '{}'", g.name));
+  }
+  for (const Clique& q : cliques) {
+    if (!q.constraint.given) continue;
+    const bool whole = one_role && s.roles.front().name == q.name && s.roles.front().replicas == 1;
+    if (whole)
+      tighten(q.constraint);
+    else if (!any_accelerators || q.accelerators > 0)
+      partial(q.constraint, fmt::format("clique '{}'", q.name));
+  }
+  if (sink_.size() != errors) return;
+  if (required && preferred && *preferred <= *required) preferred.reset();
+  if (required) {
+    job.required = levels_.level_name(*required);
+    job.level_where.required = required_at;
+  }
+  if (preferred) {
+    job.preferred = levels_.level_name(*preferred);
+    job.level_where.preferred = preferred_at;
+  }
+
+  // One MNNVL group for all GPU cliques: the slice's pods share one
+  // ComputeDomain, so they are best kept in one NVLink domain.
+  const bool some_outside = mnnvl_groups.erase(std::string()) > 0;
+  if (!mnnvl_groups.empty()) {
+    const Topology& t = levels_.topology();
+    const LevelIndex nvl = nvlink_domain_level(t);
+    if (nvl == t.host_level()) {
+      warn(set_mnnvl_at.line ? set_mnnvl_at : doc_at,
+           fmt::format("{} asks for multi-node NVLink, which topology '{}' does not have", kMnnvlGroup, t.name()));
+    } else if (some_outside || mnnvl_groups.size() > 1) {
+      warn(set_mnnvl_at.line ? set_mnnvl_at : doc_at,
+           fmt::format("{}: its cliques are in {} MNNVL group{} ({}{}); topoplan keeps no part of a slice in an NVLink "
+                       "domain of its own, so only whole-slice packing is planned",
+                       kMnnvlGroup, mnnvl_groups.size(), mnnvl_groups.size() == 1 ? "" : "s",
+                       fmt::join(mnnvl_groups, ", "), some_outside ? ", and some GPU cliques in none" : ""));
+    } else if ((!required || *required < nvl) && (!preferred || *preferred < nvl)) {
+      job.preferred = levels_.level_name(nvl);
+      job.level_where.preferred = set_mnnvl_at.line ? set_mnnvl_at : doc_at;
+    }
+  }
+
+  job.replicas = s.slices;
+  job.per_replica = s.slice_accelerators();
+  if (s.roles.size() == 1 && s.roles.front().replicas == 1) {
+    job.parallelism = s.roles.front().parallelism;
+  } else {
+    job.parallelism.tp = s.granule();
+    job.parallelism.dp = job.per_replica / job.parallelism.tp;
+  }
+  job.service = std::move(service);
+  out_.jobs.push_back(std::move(job));
+}
+
+}  // namespace
+
+void collect_grove_topologies(const std::vector<yaml::Node>& documents, const std::string& file,
+                              GroveTopologies& topologies, DiagnosticSink& sink) {
+  for (const yaml::Node& doc : documents) {
+    if (!doc.IsDefined() || !doc.IsMap()) continue;
+    yaml::Node kind = child(doc, "kind");
+    yaml::Node api = child(doc, "apiVersion");
+    if (!kind.IsScalar() || kind.Scalar() != "ClusterTopologyBinding" || !api.IsScalar() ||
+        api.Scalar().rfind("grove.io/", 0) != 0)
+      continue;
+    yaml::Node name = child(child(doc, "metadata"), "name");
+    if (!name.IsScalar() || name.Scalar().empty()) {
+      sink.error(yaml::where(file, doc), "a ClusterTopologyBinding needs metadata.name");
+      continue;
+    }
+    GroveTopologies::Binding b;
+    b.where = yaml::where(file, doc);
+    yaml::Node levels = child(child(doc, "spec"), "levels");
+    if (!levels.IsSequence() || levels.size() == 0) {
+      sink.error(levels.IsDefined() ? yaml::where(file, levels) : b.where,
+                 fmt::format("ClusterTopologyBinding '{}' needs spec.levels: a list of {{domain, key}}, coarsest "
+                             "first",
+                             name.Scalar()));
+      continue;
+    }
+    bool ok = true;
+    for (const yaml::Node& l : levels) {
+      yaml::Node domain = child(l, "domain");
+      yaml::Node key = child(l, "key");
+      if (!domain.IsScalar() || domain.Scalar().empty() || !key.IsScalar() || key.Scalar().empty()) {
+        sink.error(yaml::where(file, l), fmt::format("ClusterTopologyBinding '{}': each level needs a domain and a "
+                                                     "key (a node label)",
+                                                     name.Scalar()));
+        ok = false;
+        continue;
+      }
+      for (const GroveTopologies::Level& other : b.levels)
+        if (other.domain == domain.Scalar() || other.key == key.Scalar()) {
+          sink.error(yaml::where(file, l), fmt::format("ClusterTopologyBinding '{}': domain '{}' or key '{}' is "
+                                                       "given twice",
+                                                       name.Scalar(), domain.Scalar(), key.Scalar()));
+          ok = false;
+        }
+      b.levels.push_back({domain.Scalar(), key.Scalar(), yaml::where(file, key)});
+    }
+    if (ok) topologies.bindings[name.Scalar()] = std::move(b);
+  }
+}
+
+void read_grove_podcliqueset(const yaml::Node& doc, const std::string& file, const LevelMap& levels,
+                             const GroveTopologies& topologies, ManifestJobs& out, DiagnosticSink& sink) {
+  PodCliqueSetReader(file, levels, topologies, out, sink).read(doc);
+}
+
+}  // namespace topoplan

@@ -1,0 +1,133 @@
+// LWS DisaggregatedSets read as services: slices of roles whose replicas are
+// LeaderWorkerSet groups, placementPolicy as pack, spread and exclusivity,
+// and what the API server and the webhook refuse.
+#include <catch2/catch.hpp>
+
+#include "test_presets.hpp"
+
+#include "topoplan/manifests/job_manifest.hpp"
+#include "topoplan/placement/service.hpp"
+
+using namespace topoplan;
+using topoplan::test::preset;
+
+namespace {
+
+std::string role(const std::string& name, const std::string& replicas, int size, int gpus,
+                 const std::string& extra = "") {
+  return "    - name: " + name + "\n" + extra + "      spec:\n" + replicas +
+         "        leaderWorkerTemplate:\n          size: " + std::to_string(size) +
+         "\n          workerTemplate:\n            spec:\n              containers:\n"
+         "                - {name: c, resources: {limits: {nvidia.com/gpu: " +
+         std::to_string(gpus) + "}}}\n";
+}
+
+std::string ds(const std::string& spec_extra, const std::string& roles) {
+  return "apiVersion: disaggregatedset.x-k8s.io/v1\nkind: DisaggregatedSet\nmetadata:\n  name: llm\nspec:\n" +
+         spec_extra + "  roles:\n" + roles;
+}
+
+const std::string kRoles = role("prefill", "        replicas: 2\n", 2, 4) + role("decode", "", 1, 4);
+
+ManifestJobs read(const std::string& text, const Topology& t) { return read_job_manifests({{text, "d.yaml"}}, t); }
+
+std::string messages(const std::vector<Diagnostic>& ds) {
+  std::string out;
+  for (const Diagnostic& d : ds) out += d.str() + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a DisaggregatedSet is a service of slices whose role replicas are LWS groups", "[disaggregatedset]") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  ManifestJobs out = read(ds("  slices: 3\n", kRoles), t);
+  REQUIRE(out.jobs.size() == 1);
+  const Job& job = out.jobs.front();
+  REQUIRE(job.service);
+  const Service& s = *job.service;
+  CHECK(s.slices == 3);
+  CHECK(job.replicas == 3);
+  REQUIRE(s.roles.size() == 2);
+  // A prefill group is a leader and a worker of 4 GPUs: one engine, TP 4 in
+  // each pod, PP 2 across them.
+  CHECK(s.roles[0].name == "prefill");
+  CHECK(s.roles[0].replicas == 2);
+  CHECK(s.roles[0].per_replica == 8);
+  CHECK(s.roles[0].parallelism.tp == 4);
+  CHECK(s.roles[0].parallelism.pp == 2);
+  CHECK(s.roles[1].replicas == 1);  // replicas default to 1
+  CHECK(s.roles[1].per_replica == 4);
+  CHECK(job.per_replica == 2 * 8 + 4);
+  CHECK_FALSE(job.required);
+  CHECK_FALSE(job.spread);
+}
+
+TEST_CASE("placementPolicy packs and spreads slices, or keeps domains to one slice", "[disaggregatedset]") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  ManifestJobs slice =
+      read(ds("  slices: 2\n  placementPolicy: {type: ExclusiveSlice, topology: nvidia.com/gpu.clique}\n", kRoles), t);
+  REQUIRE(slice.jobs.size() == 1);
+  CHECK(slice.jobs.front().required == std::optional<std::string>("rack"));
+  CHECK(slice.jobs.front().spread == std::optional<std::string>("rack"));
+  CHECK_FALSE(slice.jobs.front().exclusive_level);
+  // One slice has nothing to spread.
+  ManifestJobs one =
+      read(ds("  placementPolicy: {type: ExclusiveSlice, topology: nvidia.com/gpu.clique}\n", kRoles), t);
+  REQUIRE(one.jobs.size() == 1);
+  CHECK_FALSE(one.jobs.front().spread);
+
+  ManifestJobs excl = read(
+      ds("  slices: 2\n  placementPolicy: {type: ExclusiveTopology, topology: nvidia.com/gpu.clique}\n", kRoles), t);
+  REQUIRE(excl.jobs.size() == 1);
+  CHECK(excl.jobs.front().exclusive_level == std::optional<std::string>("rack"));
+
+  // A label that names no level is an input error at the label.
+  try {
+    read(ds("  placementPolicy: {type: ExclusiveSlice, topology: example.com/pool}\n", kRoles), t);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(messages(e.diagnostics()), Catch::Contains("d.yaml:6:53: placementPolicy.topology: node label "
+                                                          "'example.com/pool' names no level"));
+  }
+}
+
+TEST_CASE("what the API server and the DisaggregatedSet webhook refuse is a rejection", "[disaggregatedset]") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  auto rejected = [&](const std::string& text) {
+    ManifestJobs out = read(text, t);
+    CHECK(out.jobs.empty());
+    return messages(out.rejections);
+  };
+  CHECK_THAT(rejected(ds("", role("serve", "", 1, 4))), Catch::Contains("spec.roles has 1 role; a DisaggregatedSet has "
+                                                                        "2 to 10"));
+  CHECK_THAT(rejected(ds("  slices: 101\n", kRoles)), Catch::Contains("spec.slices is 101; it must be from 1 to 100"));
+  CHECK_THAT(rejected(ds("  placementPolicy: {type: Spread, topology: nvidia.com/gpu.clique}\n", kRoles)),
+             Catch::Contains("placementPolicy.type 'Spread' is not one of None, ExclusiveSlice, ExclusiveTopology"));
+  CHECK_THAT(rejected(ds("  placementPolicy: {type: ExclusiveSlice}\n", kRoles)),
+             Catch::Contains("topology is required when type is not None"));
+  CHECK_THAT(rejected(ds("", role("prefill", "        replicas: 0\n", 1, 4) + role("decode", "", 1, 4))),
+             Catch::Contains("replicas must be zero for all non-External roles or non-zero"));
+  CHECK_THAT(rejected(ds("", role("Prefill", "", 1, 4) + role("decode", "", 1, 4))),
+             Catch::Contains("role name 'Prefill' must be a DNS-1123 label"));
+  const std::string external = "      scaling: {mode: External}\n";
+  CHECK_THAT(rejected(ds("  slices: 2\n", role("prefill", "", 1, 4, external) + role("decode", "", 1, 4))),
+             Catch::Contains("spec.slices > 1 is not supported while any role has scaling.mode: External"));
+  // A pod larger than any node can never be scheduled.
+  CHECK_THAT(rejected(ds("", role("prefill", "", 1, 8) + role("decode", "", 1, 4))),
+             Catch::Contains("the pods of role 'prefill' ask for 8 accelerators per pod, but the largest node"));
+  // Every role at zero replicas is a scaled-down set: nothing to place, no refusal.
+  ManifestJobs zero =
+      read(ds("", role("prefill", "        replicas: 0\n", 1, 4) + role("decode", "        replicas: 0\n", 1, 4)), t);
+  CHECK(zero.jobs.empty());
+  CHECK(zero.rejections.empty());
+  CHECK_THAT(messages(zero.warnings), Catch::Contains("every role has 0 replicas; nothing to place"));
+}
+
+TEST_CASE("a DisaggregatedSet larger than topoplan plans is refused, not wrapped around", "[disaggregatedset]") {
+  Topology t = preset("gb200-nvl72:racks=1");
+  ManifestJobs out =
+      read(ds("", role("prefill", "        replicas: 1000000\n", 1000000, 4) + role("decode", "", 1, 4)), t);
+  CHECK(out.jobs.empty());
+  CHECK_THAT(messages(out.rejections), Catch::Contains("accelerators a slice are more than topoplan plans"));
+}
