@@ -147,12 +147,17 @@ class Pricer {
                                algorithm_name(algorithm), generation_name(l_.generation));
           return false;
         }
-        if (!tree && l_.groups > 1) {
+        if (!tree && l_.groups > 1 && !l_.in_network_reduction) {
           if (why)
             *why = fmt::format(
                 "algorithm 'nvls' runs inside one NVLink domain and these ranks span {}; NVLS across domains "
-                "needs SHARP/CollNet, which topologies do not declare; try nvlstree",
-                l_.groups);
+                "needs switches that reduce in the network (SHARP), which these ranks' switches do not "
+                "declare (label {}=sharp); try nvlstree",
+                l_.groups, kInNetworkReductionLabel);
+          return false;
+        }
+        if (!tree && l_.groups > 1 && op != Collective::allreduce) {
+          if (why) *why = "algorithm 'nvls' across NVLink domains (NVLS with SHARP) implements allreduce only";
           return false;
         }
         if (tree && l_.groups < 2) {
@@ -282,6 +287,20 @@ class Pricer {
         break;
       }
       case Algorithm::nvls: {
+        if (l_.groups > 1) {
+          // NVLS with SHARP (all_reduce.h, NVLS with nNodes > 1): NVLS reduces
+          // each domain's data into its heads, each head streams its slice
+          // through its NIC into the switches, which reduce across domains and
+          // return the sum, and the heads multicast it. NCCL's tuner charges
+          // the heads' NICs a busBw of heads x NIC rate (tuning.cc), as many
+          // bytes per NIC as a ring's; see topoplan-cost(7), "nvls across islands".
+          const double g = l_.min_group;
+          const double f = bus_factor(op, l_.n);
+          if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, (g + 1) / g * s, nvls_bw(), true);
+          add_island(0, f * s, heads_egress());
+          add_levels_ring(0, f * s);
+          break;
+        }
         const double factor = op == Collective::allreduce ? (n + 1) / n : 1.0;
         t.add(Tier::scale_up, kNone, l_.switch_where, 0, factor * s, nvls_bw(), true);
         break;
@@ -553,7 +572,8 @@ class Pricer {
                2 * ((l_.max_group - 1) * hw(intra_hw, tree) +
                     nccl::log2i(static_cast<std::uint32_t>(groups)) * inter(nccl::kTree));
       case Algorithm::nvls:
-        return nccl::kHwLatency[nccl::kNvlink][nccl::kNvls][kSimple];
+        // With SHARP, one network traversal: the switches' tree is not NCCL's.
+        return nccl::kHwLatency[nccl::kNvlink][nccl::kNvls][kSimple] + (multi ? inter(nccl::kNvls) : 0.0);
       case Algorithm::nvlstree:
         return nccl::kHwLatency[nccl::kNvlink][nccl::kNvlsTree][kSimple] +
                2 * nccl::log2i(static_cast<std::uint32_t>(groups)) * inter(nccl::kNvlsTree);
@@ -591,7 +611,7 @@ class Pricer {
     const int channels = a == Algorithm::nvls ? nvls_channels_ : std::min(nvls_channels_, one_domain);
     const double ops = static_cast<double>(channels) * std::max(1, nvls_.heads);
     const double unit = ops * nccl::nvls_chunk(false, l_.arch, 1, l_.min_group, s, ops);
-    if (a == Algorithm::nvls || inside) return unit;
+    if (inside || (a == Algorithm::nvls && l_.groups == 1)) return unit;
     const double nvls_latency = nccl::kHwLatency[nccl::kNvlink][nccl::kNvls][kSimple];
     return unit * latency(a, Protocol::simple, Collective::allreduce, s) / nvls_latency;
   }

@@ -168,6 +168,43 @@ FabricProfile::FabricProfile(const Topology& topology)
     }
   }
 
+  // In-network reduction: a switch reduces for a collective only when every
+  // switch above it does too (a SHARP aggregation tree spans the switches the
+  // traffic crosses), so a labelled switch keeps the capability only while all
+  // the switches it links to keep it. Topologies without the label skip this.
+  std::vector<std::uint8_t> reduces;
+  for (DeviceId dev = 0; dev < topology.device_count(); ++dev) {
+    const Device& d = topology.device(dev);
+    if (d.kind != DeviceKind::network_switch || d.labels == 0) continue;
+    for (const auto& [key, value] : topology.labels(d.labels)) {
+      if (key != kInNetworkReductionLabel || value != "sharp") continue;
+      if (reduces.empty()) reduces.assign(topology.device_count(), 0);
+      reduces[dev] = 1;
+    }
+  }
+  auto network_switches_of = [&](DeviceId dev, auto&& visit) {
+    for (LinkId id : topology.links_of(dev)) {
+      const Link& link = topology.link(id);
+      if (!is_network(topology.link_type(link).family)) continue;
+      const DeviceId other = link.other(dev);
+      if (topology.device(other).kind == DeviceKind::network_switch) visit(other);
+    }
+  };
+  for (bool changed = !reduces.empty(); changed;) {
+    changed = false;
+    for (DeviceId dev = 0; dev < topology.device_count(); ++dev) {
+      if (!reduces[dev]) continue;
+      network_switches_of(dev, [&](DeviceId other) {
+        if (!reduces[other] && reduces[dev]) {
+          reduces[dev] = 0;
+          changed = true;
+        }
+      });
+    }
+  }
+  // Per accelerator: 0 no NIC seen yet, 1 every NIC reduces, 2 some does not.
+  std::vector<std::uint8_t> reduce_state(reduces.empty() ? 0 : accels.size(), 0);
+
   // NIC shares: every NIC is shared equally by the accelerators nearest to
   // it over host links; each gets at most what the path to the NIC carries.
   std::vector<double> nic_sum(accels.size(), 0);
@@ -207,6 +244,16 @@ FabricProfile::FabricProfile(const Topology& topology)
         }
       }
     }
+    if (!reduces.empty()) {
+      bool nic_reduces = false;
+      bool all = true;
+      network_switches_of(nic, [&](DeviceId sw) {
+        nic_reduces = true;
+        all = all && reduces[sw] != 0;
+      });
+      const std::uint8_t state = nic_reduces && all ? 1 : 2;
+      for (std::uint32_t index : nearest) reduce_state[index] = std::max(reduce_state[index], state);
+    }
     for (std::uint32_t index : nearest) {
       const DeviceId dev = accels_[index].device;
       const double share = nic_bw / static_cast<double>(nearest.size());
@@ -217,6 +264,10 @@ FabricProfile::FabricProfile(const Topology& topology)
     }
   }
   for (std::uint32_t i = 0; i < accels.size(); ++i) accels_[i].nic_bw = std::min(nic_sum[i], path_max[i]);
+  for (std::uint32_t i = 0; i < reduce_state.size(); ++i) {
+    accels_[i].in_network_reduction = reduce_state[i] == 1;
+    any_in_network_reduction_ = any_in_network_reduction_ || reduce_state[i] == 1;
+  }
 
   // Hosts.
   nodes_.assign(topology.domain_count(), {});

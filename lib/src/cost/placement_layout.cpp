@@ -195,6 +195,13 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
   l.nic_bw = kInf;
   bool nic_through_cpu = false;
   bool nvlink = true;
+  // In-network reduction: checked only where some switch reduces (most
+  // topologies none), in a loop of its own that the others never run.
+  if (l.groups > 1 && !via_pcie && fabric.any_in_network_reduction()) {
+    l.in_network_reduction = true;
+    for (std::size_t i = 0; i < ranks.size() && l.in_network_reduction; ++i)
+      l.in_network_reduction = fabric.accelerator(s.rank_accel[i]).in_network_reduction;
+  }
   double a2a_local = -1, a2a_fwd = -1, a2a_nic = -1;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const std::uint32_t ai = s.rank_accel[i];
@@ -457,7 +464,8 @@ bool same_figures(const Layout& a, const Layout& b) {
   if (!(a.n == b.n && a.groups == b.groups && a.nodes == b.nodes && a.single_node == b.single_node &&
         a.generation == b.generation && a.arch == b.arch && a.lpu == b.lpu && a.all_scale_up == b.all_scale_up &&
         a.all_switched == b.all_switched && a.ll128 == b.ll128 && a.amd_host == b.amd_host &&
-        a.arm_host == b.arm_host && a.max_group == b.max_group && a.min_group == b.min_group &&
+        a.arm_host == b.arm_host && a.in_network_reduction == b.in_network_reduction &&
+        a.max_group == b.max_group && a.min_group == b.min_group &&
         a.island_capacity == b.island_capacity &&
         a.local_bw == b.local_bw && a.local_pcie == b.local_pcie && a.switch_bw == b.switch_bw &&
         a.nic_bw == b.nic_bw && a.socket_bw == b.socket_bw && a.island_bw == b.island_bw &&

@@ -57,6 +57,7 @@ struct Layout {
   bool ll128 = false;           // NCCL enables LL128 here
   bool amd_host = false;
   bool arm_host = false;
+  bool in_network_reduction = false;  // the groups meet through switches that reduce (SHARP)
   std::uint32_t max_group = 0;  // ranks per group
   std::uint32_t min_group = 0;
   std::uint32_t island_capacity = 0;  // accelerators of the largest island (or node's group) the ranks touch

@@ -3,11 +3,13 @@
 // share and PCIe attachment (all at NCCL's effective rates, see
 // nccl::link_efficiency); for every node its host CPU; for every domain its
 // network egress; and the network latency between islands by the level at
-// which they meet.
+// which they meet; and which accelerators reach switches that reduce in the
+// network (SHARP).
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "topoplan/cost/gpu_generation.hpp"
@@ -41,7 +43,15 @@ struct AcceleratorProfile {
   double nic_bw = 0;                 // effective network GB/s: its NIC share, capped by the path
   bool nic_through_cpu = false;      // its NIC path crosses a CPU (NCCL path type PHB or worse)
   DeviceId socket = kNone;           // the CPU its PCIe tree hangs off; kNone if none
+  /// Its NICs' switches, and every switch above them, reduce in the network
+  /// (SHARP): the topology labels them kInNetworkReductionLabel = "sharp".
+  bool in_network_reduction = false;
 };
+
+/// The device label that declares a network switch able to reduce in the
+/// network (InfiniBand SHARP); its one value is "sharp". See
+/// topoplan-topology(5) and topoplan-cost(7), "nvls across islands".
+inline constexpr std::string_view kInNetworkReductionLabel = "topoplan.io/in-network-reduction";
 
 /// The host of a node, for NCCL's vendor-dependent constants.
 struct NodeProfile {
@@ -75,6 +85,8 @@ class FabricProfile {
   /// One-way network latency (sum of link latencies, NIC to NIC) of a route
   /// between two islands whose lowest common domain is at `level`.
   double route_latency_us(LevelIndex level) const { return route_latency_[level]; }
+  /// Whether any accelerator has in_network_reduction (most topologies none).
+  bool any_in_network_reduction() const { return any_in_network_reduction_; }
 
  private:
   const Topology* topology_;
@@ -86,6 +98,7 @@ class FabricProfile {
   std::vector<NodeProfile> nodes_;
   std::vector<double> egress_;
   std::vector<double> route_latency_;
+  bool any_in_network_reduction_ = false;
 };
 
 }  // namespace topoplan
