@@ -83,7 +83,12 @@ TEST_CASE("trace: every problem of a CSV is reported with its line and column") 
   auto unknown = errors_of("id,submit_s,gpus,duraton_s\n");
   REQUIRE(unknown.size() == 2);  // the unknown column, and the missing one
   CHECK(unknown[0].find("duration_s") != std::string::npos);
-  CHECK_FALSE(errors_of("").empty());
+  // An empty (or blank) file says so, not "not a trace".
+  for (const char* blank : {"", "\n \n\t\r\n"}) {
+    auto empty = errors_of(blank);
+    REQUIRE(empty.size() == 1);
+    CHECK(has_prefix(empty, "t.csv:1:1: the file is empty; a trace is "));
+  }
   CHECK(errors_of("id,submit_s,gpus,duration_s\n") ==
         std::vector<std::string>{"t.csv:1:1: the trace has no jobs"});
   CHECK_FALSE(errors_of("what,is,this\n1,2,3\n").empty());            // no known format

@@ -102,6 +102,11 @@ bool has_field(std::string_view header, std::string_view name) {
 std::vector<std::string> trace_format_names() { return {"csv", "gavel", "openb", "acme"}; }
 
 Trace read_trace(std::string_view text, const std::string& file, const TraceOptions& options) {
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    throw InputError({file, 1, 1},
+                     "the file is empty; a trace is a CSV with the header id,submit_s,gpus,duration_s "
+                     "(topoplan-formats(5), TRACES), a Gavel trace, an Alibaba openb pod list or the AcmeTrace "
+                     "cluster summary");
   std::string_view header = header_line(text);
   Trace trace;
   if (header.find('\t') != std::string_view::npos)
