@@ -61,13 +61,14 @@ std::optional<std::string> TraceSettingsReader::get(std::string_view key) const 
 }
 
 std::optional<double> TraceSettingsReader::number(std::string_view key, double low, double high) const {
-  std::optional<std::string> text = get(key);
-  if (!text) return std::nullopt;
+  std::optional<std::string> value = get(key);
+  if (!value) return std::nullopt;
+  const std::string_view text = *value;
   double v = 0;
-  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-  if (text->empty() || ec != std::errc() || end != text->data() + text->size() || !std::isfinite(v) || v < low ||
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v < low ||
       v > high)
-    throw InputError({}, fmt::format("'{}': {}={} must be a number between {} and {}", settings_.origin, key, *text,
+    throw InputError({}, fmt::format("'{}': {}={} must be a number between {} and {}", settings_.origin, key, text,
                                      low, high));
   return v;
 }
