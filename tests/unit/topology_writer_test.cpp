@@ -93,7 +93,9 @@ TEST_CASE("the writer keeps irregular details: hostnames, states, labels, odd ba
   DeviceId g0 = b.add_device(n0, DeviceKind::gpu, "gpu0", gpu);
   gpu.state = DeviceState::drain;
   gpu.speed = 0.9f;
-  gpu.labels = {{"note", "slow: since 2026"}};
+  // Label values come from other tools' files: control characters,
+  // DEL included (an NCCL XML busid the fuzzer found), are escaped.
+  gpu.labels = {{"note", "slow: since 2026"}, {"busid", "00\x7f" "0d:00\x01" ":00.0"}};
   DeviceId g1 = b.add_device(n1, DeviceKind::gpu, "gpu0", gpu);
   DeviceId sw = b.add_device(b.root(), DeviceKind::network_switch, "sw", {});
   b.add_link(g0, sw, *find_link_type("ib-ndr"), 1, 12.5, 2.0);

@@ -36,7 +36,7 @@ std::string quote(std::string_view s) {
       case '\n': out += "\\n"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
           out += fmt::format("\\x{:02x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
         else
           out += c;
