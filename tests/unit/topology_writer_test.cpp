@@ -27,7 +27,7 @@ std::vector<std::string> facts(const Topology& t) {
   for (const Level& l : t.levels()) out.push_back("level " + l.name);
   for (DomainId d = 0; d < t.domain_count(); ++d) {
     std::string labels;
-    for (const auto& [k, v] : t.labels(t.domain(d).labels)) labels += k + "=" + v + ";";
+    for (const auto& [k, v] : t.labels(t.domain(d).labels)) labels += fmt::format("{}={};", k, v);
     out.push_back(fmt::format("domain {} level={} host={} labels={}", t.domain_path(d), t.domain(d).level,
                               t.hostname(d), labels));
   }
@@ -35,7 +35,7 @@ std::vector<std::string> facts(const Topology& t) {
   for (DeviceId i = 0; i < t.device_count(); ++i) {
     const Device& d = t.device(i);
     std::string labels;
-    for (const auto& [k, v] : t.labels(d.labels)) labels += k + "=" + v + ";";
+    for (const auto& [k, v] : t.labels(d.labels)) labels += fmt::format("{}={};", k, v);
     devices.push_back(fmt::format("device {} {} model={} mem={} speed={} state={} labels={}", t.device_name(i),
                               kind_name(d.kind), t.str(d.model), d.memory_gib, d.speed, state_name(d.state), labels));
   }
