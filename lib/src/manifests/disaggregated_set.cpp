@@ -34,13 +34,6 @@ constexpr long long kMaxCount = 1'000'000;
 constexpr std::string_view kExclusiveKeys[] = {"leaderworkerset.sigs.k8s.io/exclusive-topology",
                                                "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology"};
 
-yaml::Node child(const yaml::Node& node, std::string_view key) {
-  if (!node.IsDefined() || !node.IsMap()) return yaml::Node();
-  yaml::Node value = node[std::string(key)];
-  if (!value.IsDefined()) return yaml::Node();
-  return value;
-}
-
 bool dns1123_label(std::string_view s) {
   if (s.empty() || s.size() > 63) return false;
   auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
@@ -88,32 +81,32 @@ class DisaggregatedSetReader {
 };
 
 bool DisaggregatedSetReader::has_exclusive_annotation(const yaml::Node& role) {
-  yaml::Node lwt = child(child(role, "spec"), "leaderWorkerTemplate");
+  yaml::Node lwt = role["spec"]["leaderWorkerTemplate"];
   for (std::string_view key : kExclusiveKeys)
-    for (const yaml::Node& holder : {child(role, "metadata"), child(child(lwt, "leaderTemplate"), "metadata"),
-                                     child(child(lwt, "workerTemplate"), "metadata")})
-      if (child(child(holder, "annotations"), key).IsDefined()) return true;
+    for (const yaml::Node& holder : {role["metadata"], lwt["leaderTemplate"]["metadata"],
+                                     lwt["workerTemplate"]["metadata"]})
+      if (holder["annotations"][key].IsDefined()) return true;
   return false;
 }
 
 void DisaggregatedSetReader::read(const yaml::Node& doc) {
   const SourceLocation doc_at = where(doc);
   const std::size_t errors = sink_.size();
-  yaml::Node meta = child(doc, "metadata");
-  if (auto n = string(child(meta, "name"), "metadata.name"); n && !n->empty()) {
+  yaml::Node meta = doc["metadata"];
+  if (auto n = string(meta["name"], "metadata.name"); n && !n->empty()) {
     name_ = *n;
   } else {
     sink_.error(doc_at, "DisaggregatedSet needs metadata.name");
     return;
   }
-  yaml::Node spec = child(doc, "spec");
+  yaml::Node spec = doc["spec"];
   std::uint32_t slices = 1;
-  yaml::Node slices_node = child(spec, "slices");
+  yaml::Node slices_node = spec["slices"];
   if (auto v = integer(slices_node, "slices")) {
     if (*v < 1 || *v > 100) reject(where(slices_node), fmt::format("spec.slices is {}; it must be from 1 to 100", *v));
     slices = static_cast<std::uint32_t>(std::max<long long>(*v, 1));
   }
-  yaml::Node roles = child(spec, "roles");
+  yaml::Node roles = spec["roles"];
   if (!roles.IsSequence()) {
     sink_.error(roles.IsDefined() ? where(roles) : doc_at, "a DisaggregatedSet needs spec.roles, a list of roles");
     return;
@@ -123,15 +116,15 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
                                      roles.size() == 1 ? "" : "s"));
 
   // placementPolicy: the domain label and what it guarantees.
-  yaml::Node policy = child(spec, "placementPolicy");
-  const std::string type = string(child(policy, "type"), "placementPolicy.type").value_or("None");
+  yaml::Node policy = spec["placementPolicy"];
+  const std::string type = string(policy["type"], "placementPolicy.type").value_or("None");
   std::optional<LevelIndex> level;
   SourceLocation level_at;
   if (type != "None" && type != "ExclusiveSlice" && type != "ExclusiveTopology") {
-    reject(where(child(policy, "type")),
+    reject(where(policy["type"]),
            fmt::format("placementPolicy.type '{}' is not one of None, ExclusiveSlice, ExclusiveTopology", type));
   } else if (type != "None") {
-    yaml::Node topology = child(policy, "topology");
+    yaml::Node topology = policy["topology"];
     auto label = string(topology, "placementPolicy.topology");
     if (!label || label->empty()) {
       reject(where(policy), "placementPolicy.topology: topology is required when type is not None");
@@ -155,7 +148,7 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
   const std::size_t slice_digits = std::to_string(slices - 1).size();
   for (const yaml::Node& r : roles) {
     ServiceRole role;
-    role.name = string(child(r, "name"), "roles[].name").value_or("");
+    role.name = string(r["name"], "roles[].name").value_or("");
     const SourceLocation at = where(r);
     if (!dns1123_label(role.name))
       reject(at, fmt::format("role name '{}' must be a DNS-1123 label (lowercase letters, digits and '-', at most 63)",
@@ -167,10 +160,10 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
       reject(at, fmt::format("role '{}': the generated service name ({} chars) would exceed the DNS-1035 limit of 63 "
                              "characters",
                              role.name, len));
-    yaml::Node rs = child(r, "spec");
-    const bool external = string(child(child(r, "scaling"), "mode"), "scaling.mode").value_or("Static") == "External";
+    yaml::Node rs = r["spec"];
+    const bool external = string(r["scaling"]["mode"], "scaling.mode").value_or("Static") == "External";
     any_external = any_external || external;
-    yaml::Node replicas_node = child(rs, "replicas");
+    yaml::Node replicas_node = rs["replicas"];
     const long long replicas = integer(replicas_node, "replicas").value_or(1);
     if (external) {
       warn(at, fmt::format("role '{}' scales through DisaggregatedSetRoleScaler '{}-{}', which topoplan does not read; "
@@ -180,28 +173,28 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
       ++static_roles;
       if (replicas == 0) ++zero_replicas;
     }
-    yaml::Node rollout = child(rs, "rolloutStrategy");
-    if (auto t = string(child(rollout, "type"), "rolloutStrategy.type"); t && *t != "RollingUpdate")
-      reject(where(child(rollout, "type")), fmt::format("role '{}': rolloutStrategy.type '{}' is not supported; use "
+    yaml::Node rollout = rs["rolloutStrategy"];
+    if (auto t = string(rollout["type"], "rolloutStrategy.type"); t && *t != "RollingUpdate")
+      reject(where(rollout["type"]), fmt::format("role '{}': rolloutStrategy.type '{}' is not supported; use "
                                                         "RollingUpdate",
                                                         role.name, *t));
-    if (auto p = integer(child(child(rollout, "rollingUpdateConfiguration"), "partition"), "partition"); p && *p != 0)
-      reject(where(child(child(rollout, "rollingUpdateConfiguration"), "partition")),
+    if (auto p = integer(rollout["rollingUpdateConfiguration"]["partition"], "partition"); p && *p != 0)
+      reject(where(rollout["rollingUpdateConfiguration"]["partition"]),
              fmt::format("role '{}': partition is not supported by DisaggregatedSet", role.name));
     if (level && has_exclusive_annotation(r))
       reject(at, fmt::format("role '{}': LWS exclusive-topology annotations must not be combined with "
                              "placementPolicy.type {}",
                              role.name, type));
-    yaml::Node lwt = child(rs, "leaderWorkerTemplate");
+    yaml::Node lwt = rs["leaderWorkerTemplate"];
     RolePods p;
-    if (auto size = integer(child(lwt, "size"), "size")) {
-      if (*size < 1) reject(where(child(lwt, "size")), fmt::format("role '{}': size must be at least 1", role.name));
+    if (auto size = integer(lwt["size"], "size")) {
+      if (*size < 1) reject(where(lwt["size"]), fmt::format("role '{}': size must be at least 1", role.name));
       p.size = static_cast<std::uint32_t>(std::max<long long>(*size, 1));
     }
-    yaml::Node worker = child(lwt, "workerTemplate");
-    yaml::Node leader = child(lwt, "leaderTemplate");
+    yaml::Node worker = lwt["workerTemplate"];
+    yaml::Node leader = lwt["leaderTemplate"];
     auto gpus = [&](const yaml::Node& tmpl) {
-      PodSpecInfo info = read_pod_spec(child(tmpl, "spec"), file_, sink_, true);
+      PodSpecInfo info = read_pod_spec(tmpl["spec"], file_, sink_, true);
       return static_cast<std::uint32_t>(std::clamp<long long>(
           info.requests.value("nvidia.com/gpu") + info.requests.value("amd.com/gpu"), 0, kMaxCount));
     };
@@ -270,7 +263,7 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
   job.name = name_;
   job.kind = JobKind::inference;
   job.where = doc_at;
-  if (auto q = string(child(child(meta, "labels"), "kueue.x-k8s.io/queue-name"), "kueue.x-k8s.io/queue-name"))
+  if (auto q = string(meta["labels"]["kueue.x-k8s.io/queue-name"], "kueue.x-k8s.io/queue-name"))
     job.queue = *q;
   if (level) {
     const std::string name = levels_.level_name(*level);

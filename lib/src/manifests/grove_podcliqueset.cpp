@@ -42,13 +42,6 @@ constexpr std::string_view kMnnvlGroup = "grove.io/mnnvl-group";
 constexpr std::string_view kMnnvlOptOut = "none";
 constexpr long long kMaxCount = 1'000'000;
 
-yaml::Node child(const yaml::Node& node, std::string_view key) {
-  if (!node.IsDefined() || !node.IsMap()) return yaml::Node();
-  yaml::Node value = node[std::string(key)];
-  if (!value.IsDefined()) return yaml::Node();
-  return value;
-}
-
 // A DNS-1123 label: lowercase alphanumerics and '-', alphanumeric at both
 // ends, at most 63 characters (Kubernetes' IsDNS1123Label).
 bool dns1123_label(std::string_view s) {
@@ -145,7 +138,7 @@ class PodCliqueSetReader {
 };
 
 std::optional<std::string> PodCliqueSetReader::mnnvl_annotation(const yaml::Node& holder, SourceLocation& at) {
-  yaml::Node n = child(child(holder, "annotations"), kMnnvlGroup);
+  yaml::Node n = holder["annotations"][kMnnvlGroup];
   if (!n.IsDefined()) return std::nullopt;
   auto v = string(n, kMnnvlGroup);
   at = where(n);
@@ -164,15 +157,15 @@ Constraint PodCliqueSetReader::constraint(const yaml::Node& n) {
     return c;
   }
   c.given = true;
-  if (yaml::Node t = child(n, "topologyName"); t.IsDefined()) {
+  if (yaml::Node t = n["topologyName"]; t.IsDefined()) {
     c.topology_name = string(t, "topologyName");
     c.topology_at = where(t);
   }
-  yaml::Node pack = child(n, "pack");
-  yaml::Node required = child(pack, "required");
-  yaml::Node preferred = child(pack, "preferred");
+  yaml::Node pack = n["pack"];
+  yaml::Node required = pack["required"];
+  yaml::Node preferred = pack["preferred"];
   // packDomain: the deprecated spelling of pack.required.
-  if (!required.IsDefined()) required.reset(child(n, "packDomain"));
+  if (!required.IsDefined()) required.reset(n["packDomain"]);
   if (required.IsDefined()) {
     c.required = string(required, "pack.required");
     c.required_at = where(required);
@@ -230,25 +223,25 @@ void PodCliqueSetReader::check_hierarchy(const Constraint& parent, std::string_v
 void PodCliqueSetReader::read(const yaml::Node& doc) {
   const SourceLocation doc_at = where(doc);
   const std::size_t errors = sink_.size();
-  yaml::Node meta = child(doc, "metadata");
-  if (auto n = string(child(meta, "name"), "metadata.name"); n && !n->empty()) {
+  yaml::Node meta = doc["metadata"];
+  if (auto n = string(meta["name"], "metadata.name"); n && !n->empty()) {
     name_ = *n;
   } else {
     sink_.error(doc_at, "PodCliqueSet needs metadata.name");
     return;
   }
-  yaml::Node spec = child(doc, "spec");
-  yaml::Node tmpl = child(spec, "template");
+  yaml::Node spec = doc["spec"];
+  yaml::Node tmpl = spec["template"];
   if (!tmpl.IsMap()) {
     sink_.error(spec.IsDefined() ? where(spec) : doc_at, "a PodCliqueSet needs spec.template with its cliques");
     return;
   }
   // spec.replicas defaults to 1 in the CRD; 0 is a scaled-down set.
   std::uint32_t slices = 1;
-  if (auto r = string(child(spec, "replicas"), "replicas")) {
+  if (auto r = string(spec["replicas"], "replicas")) {
     auto v = yaml::parse_integer(*r);
     if (!v || *v < 0 || *v > kMaxCount) {
-      sink_.error(where(child(spec, "replicas")),
+      sink_.error(where(spec["replicas"]),
                   fmt::format("'replicas' must be a whole number from 0 to {}, not '{}'", kMaxCount, *r));
       return;
     }
@@ -256,11 +249,11 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
   }
   SourceLocation set_mnnvl_at;
   const std::optional<std::string> set_mnnvl = mnnvl_annotation(meta, set_mnnvl_at);
-  const Constraint set_constraint = constraint(child(tmpl, "topologyConstraint"));
+  const Constraint set_constraint = constraint(tmpl["topologyConstraint"]);
 
   // Cliques, in manifest order.
   std::vector<Clique> cliques;
-  yaml::Node cliques_node = child(tmpl, "cliques");
+  yaml::Node cliques_node = tmpl["cliques"];
   if (!cliques_node.IsDefined() || !cliques_node.IsSequence() || cliques_node.size() == 0) {
     reject(cliques_node.IsDefined() ? where(cliques_node) : where(tmpl),
            "spec.template.cliques: at least one PodClique must be defined");
@@ -268,30 +261,30 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
     for (const yaml::Node& c : cliques_node) {
       Clique q;
       q.where = where(c);
-      q.name = string(child(c, "name"), "cliques[].name").value_or("");
+      q.name = string(c["name"], "cliques[].name").value_or("");
       if (q.name.empty()) {
         reject(q.where, "spec.template.cliques[].name: a clique needs a name");
         continue;
       }
       for (const Clique& other : cliques)
         if (other.name == q.name) reject(q.where, fmt::format("clique name '{}' is given twice", q.name));
-      yaml::Node cs = child(c, "spec");
-      q.role_name = string(child(cs, "roleName"), "roleName").value_or("");
+      yaml::Node cs = c["spec"];
+      q.role_name = string(cs["roleName"], "roleName").value_or("");
       for (const Clique& other : cliques)
         if (!q.role_name.empty() && other.role_name == q.role_name)
-          reject(where(child(cs, "roleName")),
+          reject(where(cs["roleName"]),
                  fmt::format("cliques '{}' and '{}' have the same roleName '{}'", other.name, q.name, q.role_name));
-      q.replicas = count(child(cs, "replicas"), "replicas", fmt::format("clique '{}' replicas", q.name), 1);
-      if (yaml::Node m = child(cs, "minAvailable"); m.IsDefined()) {
+      q.replicas = count(cs["replicas"], "replicas", fmt::format("clique '{}' replicas", q.name), 1);
+      if (yaml::Node m = cs["minAvailable"]; m.IsDefined()) {
         const std::uint32_t min = count(m, "minAvailable", fmt::format("clique '{}' minAvailable", q.name), 1);
         if (min > q.replicas)
           reject(where(m), fmt::format("clique '{}': minAvailable {} must not be greater than replicas {}", q.name, min,
                                        q.replicas));
       }
-      yaml::Node pod = child(cs, "podSpec");
+      yaml::Node pod = cs["podSpec"];
       for (std::string_view forbidden : {"nodeName", "topologySpreadConstraints"})
-        if (child(pod, forbidden).IsDefined())
-          reject(where(child(pod, forbidden)),
+        if (pod[forbidden].IsDefined())
+          reject(where(pod[forbidden]),
                  fmt::format("clique '{}': podSpec.{} must not be set", q.name, forbidden));
       PodSpecInfo info = read_pod_spec(pod, file_, sink_, true);
       const long long nvidia = info.requests.value("nvidia.com/gpu");
@@ -299,7 +292,7 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
       q.nvidia = nvidia > 0;
       q.accelerators = static_cast<std::uint32_t>(std::clamp<long long>(nvidia + amd, 0, kMaxCount));
       q.mnnvl = mnnvl_annotation(c, q.mnnvl_at);
-      q.constraint = constraint(child(c, "topologyConstraint"));
+      q.constraint = constraint(c["topologyConstraint"]);
       cliques.push_back(std::move(q));
     }
   }
@@ -310,25 +303,25 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
   };
 
   std::vector<ScalingGroup> groups;
-  yaml::Node groups_node = child(tmpl, "podCliqueScalingGroups");
+  yaml::Node groups_node = tmpl["podCliqueScalingGroups"];
   if (groups_node.IsDefined() && !groups_node.IsNull() && !groups_node.IsSequence())
     sink_.error(where(groups_node), "'podCliqueScalingGroups' must be a list");
   else if (groups_node.IsSequence())
     for (const yaml::Node& g : groups_node) {
       ScalingGroup sg;
       sg.where = where(g);
-      sg.name = string(child(g, "name"), "podCliqueScalingGroups[].name").value_or("?");
+      sg.name = string(g["name"], "podCliqueScalingGroups[].name").value_or("?");
       for (const ScalingGroup& other : groups)
         if (other.name == sg.name) reject(sg.where, fmt::format("scaling group name '{}' is given twice", sg.name));
-      sg.replicas = count(child(g, "replicas"), "replicas", fmt::format("scaling group '{}' replicas", sg.name), 1);
-      if (yaml::Node m = child(g, "minAvailable"); m.IsDefined()) {
+      sg.replicas = count(g["replicas"], "replicas", fmt::format("scaling group '{}' replicas", sg.name), 1);
+      if (yaml::Node m = g["minAvailable"]; m.IsDefined()) {
         const std::uint32_t min = count(m, "minAvailable", fmt::format("scaling group '{}' minAvailable", sg.name), 1);
         if (min > sg.replicas)
           reject(where(m), fmt::format("scaling group '{}': minAvailable {} must not be greater than replicas {}",
                                        sg.name, min, sg.replicas));
       }
       std::vector<std::string> unknown;
-      yaml::Node names = child(g, "cliqueNames");
+      yaml::Node names = g["cliqueNames"];
       if (names.IsSequence())
         for (const yaml::Node& n : names) {
           std::string name = string(n, "cliqueNames[]").value_or("");
@@ -350,7 +343,7 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
                            fmt::join(unknown, ",")));
       SourceLocation unused;
       sg.mnnvl = mnnvl_annotation(g, unused);
-      sg.constraint = constraint(child(g, "topologyConstraint"));
+      sg.constraint = constraint(g["topologyConstraint"]);
       groups.push_back(std::move(sg));
     }
   if (sink_.size() != errors) return;
@@ -481,7 +474,7 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
   job.kind = JobKind::inference;
   job.where = doc_at;
   for (std::string_view label : {"kai.scheduler/queue", "kueue.x-k8s.io/queue-name"})
-    if (auto q = string(child(child(meta, "labels"), label), label); q && job.queue.empty()) job.queue = *q;
+    if (auto q = string(meta["labels"][label], label); q && job.queue.empty()) job.queue = *q;
 
   // The slice's pack: the set's constraint, and a scaling group's or
   // clique's when it alone holds the whole slice; tighter packing of part of
@@ -580,19 +573,19 @@ void collect_grove_topologies(const std::vector<yaml::Node>& documents, const st
                               GroveTopologies& topologies, DiagnosticSink& sink) {
   for (const yaml::Node& doc : documents) {
     if (!doc.IsDefined() || !doc.IsMap()) continue;
-    yaml::Node kind = child(doc, "kind");
-    yaml::Node api = child(doc, "apiVersion");
+    yaml::Node kind = doc["kind"];
+    yaml::Node api = doc["apiVersion"];
     if (!kind.IsScalar() || kind.Scalar() != "ClusterTopologyBinding" || !api.IsScalar() ||
         api.Scalar().rfind("grove.io/", 0) != 0)
       continue;
-    yaml::Node name = child(child(doc, "metadata"), "name");
+    yaml::Node name = doc["metadata"]["name"];
     if (!name.IsScalar() || name.Scalar().empty()) {
       sink.error(yaml::where(file, doc), "a ClusterTopologyBinding needs metadata.name");
       continue;
     }
     GroveTopologies::Binding b;
     b.where = yaml::where(file, doc);
-    yaml::Node levels = child(child(doc, "spec"), "levels");
+    yaml::Node levels = doc["spec"]["levels"];
     if (!levels.IsSequence() || levels.size() == 0) {
       sink.error(levels.IsDefined() ? yaml::where(file, levels) : b.where,
                  fmt::format("ClusterTopologyBinding '{}' needs spec.levels: a list of {{domain, key}}, coarsest "
@@ -602,8 +595,8 @@ void collect_grove_topologies(const std::vector<yaml::Node>& documents, const st
     }
     bool ok = true;
     for (const yaml::Node& l : levels) {
-      yaml::Node domain = child(l, "domain");
-      yaml::Node key = child(l, "key");
+      yaml::Node domain = l["domain"];
+      yaml::Node key = l["key"];
       if (!domain.IsScalar() || domain.Scalar().empty() || !key.IsScalar() || key.Scalar().empty()) {
         sink.error(yaml::where(file, l), fmt::format("ClusterTopologyBinding '{}': each level needs a domain and a "
                                                      "key (a node label)",
