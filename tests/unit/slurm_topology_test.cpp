@@ -304,6 +304,19 @@ TEST_CASE("slurm import: node types and hostile sizes") {
   for (int i = 0; i < 5; ++i) many += fmt::format("SwitchName=s{} Nodes=h{}-[0-99999]\n", i, i);
   CHECK(errors_of([&] { import_text("t.conf", many); }) ==
         V{"3:21: the file names more than 200000 nodes and switches; topoplan imports at most that many"});
+  // A caller that takes untrusted files sets a lower limit; conf and yaml
+  // both keep it.
+  ImportOptions small;
+  small.max_hosts = 10;
+  CHECK(import_text("t.conf", "SwitchName=s Nodes=h[1-10]\n", small).topology.accelerators().size() == 80);
+  CHECK(errors_of([&] { import_text("t.conf", "SwitchName=s Nodes=h[1-11]\n", small); }) ==
+        V{"1:20: Nodes 'h[1-11]': '[1-11]' names more than 10 items"});
+  CHECK(errors_of([&] { import_text("t.conf", "SwitchName=s Nodes=h[1-6]\nSwitchName=t Nodes=g[1-6]\n", small); }) ==
+        V{"2:20: the file names more than 10 nodes and switches; topoplan imports at most that many"});
+  const std::string yaml = "- topology: t\n  cluster_default: true\n  tree:\n    switches:\n      - switch: s\n";
+  CHECK(import_text("topology.yaml", yaml + "        nodes: h[1-10]\n", small).topology.accelerators().size() == 80);
+  CHECK(errors_of([&] { import_text("topology.yaml", yaml + "        nodes: h[1-11]\n", small); }) ==
+        V{"6:16: nodes 'h[1-11]': '[1-11]' names more than 10 items"});
   std::string huge = "SwitchName=s Nodes=" + std::string(1'000'001, 'x') + "\n";
   CHECK(errors_of([&] { import_text("t.conf", huge); }) ==
         V{"1:1: line of 1000020 characters; topoplan reads at most 1000000"});

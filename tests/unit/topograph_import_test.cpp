@@ -244,3 +244,15 @@ TEST_CASE("topograph: model errors name the place") {
             .find("cycle") != std::string::npos);
   CHECK(e("swiches: {}\nblocks:\n- nodes: [x]\n").find("switches") != std::string::npos);
 }
+
+TEST_CASE("topograph: the hosts one import may name") {
+  ImportOptions small;
+  small.max_hosts = 16;
+  CHECK(model("blocks:\n- nodes: [\"n[1-16]\"]\n", small).topology.accelerators().size() == 128);
+  CHECK(error_of([&] { model("blocks:\n- nodes: [\"n[1-17]\"]\n", small); }) ==
+        "m.yaml:2:11: nodes 'n[1-17]': '[1-17]' names more than 16 items");
+  CHECK(error_of([&] { model("blocks:\n- nodes: [\"n[1-9]\"]\n- nodes: [\"m[1-9]\"]\n", small); }) ==
+        "m.yaml:3:11: the file names more than 16 nodes and switches; topoplan imports at most that many");
+  // The default is far above any cluster built so far.
+  CHECK(ImportOptions{}.max_hosts >= 100'000);
+}

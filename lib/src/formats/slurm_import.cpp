@@ -105,9 +105,10 @@ class HostSet {
   std::map<std::string, std::string> owner_;
 };
 
-void check_host_count(std::size_t hosts, const TopologySpec& spec, DiagnosticSink& sink) {
-  if (hosts > kMaxHosts)
-    sink.error(spec.where, fmt::format("{} nodes are more than topoplan imports ({})", hosts, kMaxHosts));
+void check_host_count(std::size_t hosts, const TopologySpec& spec, const ImportOptions& options,
+                      DiagnosticSink& sink) {
+  if (hosts > options.max_hosts)
+    sink.error(spec.where, fmt::format("{} nodes are more than topoplan imports ({})", hosts, options.max_hosts));
 }
 
 // Links every NIC of a host to its switch; a node type without NICs leaves the
@@ -264,7 +265,7 @@ Topology build_tree(const TopologySpec& spec, const std::string& name, const Imp
     }
   }
   if (sink.empty() && hosts.size() == 0) sink.error(spec.where, "no switch has nodes");
-  check_host_count(hosts.size(), spec, sink);
+  check_host_count(hosts.size(), spec, options, sink);
   sink.throw_if_any();
 
   // Slurm's tiers, leaves first.
@@ -391,7 +392,7 @@ Topology build_blocks(const TopologySpec& spec, const std::string& name, const I
       sink.error(bl.nodes.present ? bl.nodes.where : bl.where, fmt::format("block '{}' has no nodes", bl.name));
     for (const std::string& h : bl.nodes.names) hosts.add(h, bl.name, bl.nodes.where, sink, "blocks");
   }
-  check_host_count(hosts.size(), spec, sink);
+  check_host_count(hosts.size(), spec, options, sink);
 
   // BlockSizes (block_record.c): the first is the planning base block size;
   // each one is the base times a power of two (at most 2^15), larger than the
@@ -555,13 +556,13 @@ ImportResult import_slurm(std::span<const ImportSource> sources, const ImportOpt
     if (!options.slurm_topology.empty())
       throw InputError({source.path, 0, 0}, "--slurm-topology chooses among the topologies of a topology.yaml; "
                                             "this is a topology.conf");
-    TopologySpec spec = read_topology_conf(source);
+    TopologySpec spec = read_topology_conf(source, options.max_hosts);
     if (std::string root = topoplan_root(spec); options.name.empty() && !root.empty()) name = root;
     if (options.name.empty() && !spec.topology_name.empty()) name = safe_name(spec.topology_name);
     result.topology = build_topology(spec, name, options, result.warnings);
     return result;
   }
-  std::vector<TopologySpec> specs = read_topology_yaml(source);
+  std::vector<TopologySpec> specs = read_topology_yaml(source, options.max_hosts);
   std::vector<std::string> names;
   for (const TopologySpec& s : specs) names.push_back(s.name);
   const TopologySpec* chosen = nullptr;

@@ -22,9 +22,6 @@ namespace topoplan::formats::slurm {
 
 /// Slurm refuses longer switch names (HOST_NAME_MAX in switch_record.c).
 inline constexpr std::size_t kMaxSwitchName = 64;
-/// Hosts one import may name: far above any real cluster, low enough that a
-/// hostile hostlist cannot exhaust memory once every host gets its devices.
-inline constexpr std::size_t kMaxHosts = 200'000;
 /// Switch tiers one tree may have; Slurm itself gives up above 20
 /// ("Switch configuration is not a tree"), topoplan's cost model keeps 16
 /// levels, two of which are the root and the hosts.
@@ -91,10 +88,12 @@ inline constexpr std::string_view kNameComment = "topoplan-topology:";
 /// Whether `text` looks like topology.yaml rather than topology.conf.
 bool looks_like_topology_yaml(std::string_view text);
 
-/// Reads topology.conf. Throws InputError listing every syntax problem.
-TopologySpec read_topology_conf(const ImportSource& source);
+/// Reads topology.conf, expanding at most `max_hosts` names
+/// (ImportOptions::max_hosts). Throws InputError listing every syntax problem.
+TopologySpec read_topology_conf(const ImportSource& source, std::size_t max_hosts = ImportOptions{}.max_hosts);
 /// Reads topology.yaml: every topology in it, in file order.
-std::vector<TopologySpec> read_topology_yaml(const ImportSource& source);
+std::vector<TopologySpec> read_topology_yaml(const ImportSource& source,
+                                             std::size_t max_hosts = ImportOptions{}.max_hosts);
 
 /// Writes topology.conf for one tree or block topology.
 std::string write_topology_conf(const TopologySpec& spec);
@@ -120,7 +119,9 @@ std::string name_problem(std::string_view name);
 /// How many names one file may still expand to (all Nodes= and Switches=
 /// together), so that many large hostlists cannot exhaust memory either.
 struct NameBudget {
-  std::size_t left = kMaxHosts;
+  explicit NameBudget(std::size_t max_names) : limit(max_names), left(max_names) {}
+  std::size_t limit;
+  std::size_t left;
   bool reported = false;
 };
 

@@ -133,7 +133,7 @@ struct Pair {
 
 class ConfReader {
  public:
-  explicit ConfReader(const ImportSource& source) : source_(source) {}
+  ConfReader(const ImportSource& source, std::size_t max_hosts) : source_(source), budget_(max_hosts) {}
 
   TopologySpec read() {
     std::vector<std::string_view> lines = physical_lines(source_.text);
@@ -508,7 +508,7 @@ NameList expand_names(std::string_view value, SourceLocation where, DiagnosticSi
   list.where = where;
   list.present = true;
   if (value.empty()) return list;
-  HostlistExpansion e = expand_hostlist(value, kMaxHosts);
+  HostlistExpansion e = expand_hostlist(value, budget.limit);
   if (!e.ok()) {
     sink.error(where, fmt::format("{} '{}': {}", what, value, e.error));
     return list;
@@ -517,7 +517,7 @@ NameList expand_names(std::string_view value, SourceLocation where, DiagnosticSi
     if (!budget.reported)
       sink.error(where, fmt::format("the file names more than {} nodes and switches; topoplan imports at most that "
                                     "many",
-                                    kMaxHosts));
+                                    budget.limit));
     budget.reported = true;
     budget.left = 0;
     return list;
@@ -542,7 +542,9 @@ bool looks_like_topology_yaml(std::string_view text) {
   return false;
 }
 
-TopologySpec read_topology_conf(const ImportSource& source) { return ConfReader(source).read(); }
+TopologySpec read_topology_conf(const ImportSource& source, std::size_t max_hosts) {
+  return ConfReader(source, max_hosts).read();
+}
 
 std::string write_topology_conf(const TopologySpec& spec) {
   std::string out;

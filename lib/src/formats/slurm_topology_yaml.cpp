@@ -24,7 +24,8 @@ std::optional<bool> parse_bool(std::string text) {
 
 class YamlReader {
  public:
-  explicit YamlReader(const ImportSource& source) : source_(source), file_(source.path) {}
+  YamlReader(const ImportSource& source, std::size_t max_hosts)
+      : source_(source), file_(source.path), budget_(max_hosts) {}
 
   std::vector<TopologySpec> read() {
     yaml::Node root = yaml::parse(source_.text, file_, FileKind::slurm_yaml);
@@ -288,7 +289,9 @@ void comment(std::string& out, const std::string& text, std::string_view indent)
 
 }  // namespace
 
-std::vector<TopologySpec> read_topology_yaml(const ImportSource& source) { return YamlReader(source).read(); }
+std::vector<TopologySpec> read_topology_yaml(const ImportSource& source, std::size_t max_hosts) {
+  return YamlReader(source, max_hosts).read();
+}
 
 std::string write_topology_yaml(const std::vector<TopologySpec>& specs, const std::vector<std::string>& header) {
   std::string out;

@@ -84,7 +84,8 @@ struct Model {
 
 class ModelReader {
  public:
-  ModelReader(const std::string& file, DiagnosticSink& sink) : file_(file), sink_(sink) {}
+  ModelReader(const std::string& file, DiagnosticSink& sink, std::size_t max_hosts)
+      : file_(file), sink_(sink), budget_(max_hosts) {}
 
   Model read(const yaml::Node& root) {
     Model model;
@@ -318,7 +319,7 @@ void hoist_common_labels(const slurm::TopologySpec& spec, slurm::TreeExtras& ext
 ImportResult import_topograph(std::span<const ImportSource> sources, const ImportOptions& options) {
   const ImportSource& source = single_source(sources, "topograph");
   DiagnosticSink sink;
-  Model model = ModelReader(source.path, sink).read(yaml::parse(source.text, source.path, FileKind::topograph));
+  Model model = ModelReader(source.path, sink, options.max_hosts).read(yaml::parse(source.text, source.path, FileKind::topograph));
   sink.throw_if_any();
 
   std::map<std::string, std::size_t> index;

@@ -47,6 +47,12 @@ struct ImportOptions {
   /// slurm: which topology of a topology.yaml to import; empty: the
   /// cluster_default one, else the first.
   std::string slurm_topology;
+  /// Hosts one import may name, every hostlist expanded (Slurm, Topograph):
+  /// far above any real cluster (1.6M GPUs of generic 8-GPU hosts), low
+  /// enough that a hostile hostlist cannot exhaust memory once every host
+  /// gets its devices. A service importing untrusted files, or a fuzzer,
+  /// sets it lower.
+  std::size_t max_hosts = 200'000;
 };
 
 /// A warning about an input that still imported (a lossy format, a partial dump).
