@@ -5,10 +5,6 @@
 
 namespace topoplan {
 
-namespace {
-
-}  // namespace
-
 PriceCache::PriceCache(const Topology& topology, const PlacementPricer& pricer)
     : t_(topology), pricer_(pricer), structure_(topology.domain_count(), 0) {
   // Structure classes bottom-up: a domain's definition, sizes and its
@@ -22,7 +18,7 @@ PriceCache::PriceCache(const Topology& topology, const PlacementPricer& pricer)
   }
 }
 
-std::string PriceCache::key(const Job& job, std::span<const DeviceId> ranks) const {
+std::string_view PriceCache::key(const Job& job, std::span<const DeviceId> ranks) const {
   std::vector<std::uint32_t>& k = words_;
   k.clear();
   k.push_back(static_cast<std::uint32_t>(job.kind));
@@ -42,10 +38,23 @@ std::string PriceCache::key(const Job& job, std::span<const DeviceId> ranks) con
   const LevelIndex host = t_.host_level();
   if (seen_.size() < host + 1) seen_.resize(host + 1);
   for (auto& level : seen_) level.clear();
-  for (DeviceId r : ranks) {
-    DomainId d = t_.device(r).domain;
-    const std::uint32_t a = t_.accelerator_index(r);
+  // Ranks that follow each other in one domain at consecutive accelerators
+  // (a node's GPUs in order, the common case) are one run: its first
+  // rank's words and the run's length. The ranks after the first add
+  // nothing a reader could not rebuild (the same domains, each the latest
+  // seen), so equal keys still mean equal rank layouts, in a quarter to an
+  // eighth of the words.
+  for (std::size_t i = 0; i < ranks.size();) {
+    DomainId d = t_.device(ranks[i]).domain;
+    const std::uint32_t a = t_.accelerator_index(ranks[i]);
+    std::size_t run = 1;
+    if (a != kNone)
+      while (i + run < ranks.size() && t_.device(ranks[i + run]).domain == d &&
+             t_.accelerator_index(ranks[i + run]) == a + run)
+        ++run;
+    i += run;
     k.push_back(a == kNone ? kNone : a - t_.domain(d).accel_begin);
+    k.push_back(static_cast<std::uint32_t>(run));
     for (LevelIndex l = t_.domain(d).level; l >= 1; --l, d = t_.domain(d).parent) {
       std::vector<DomainId>& seen = seen_[l];
       // Ranks of a domain mostly come in one run: try the latest first.
@@ -63,13 +72,14 @@ std::string PriceCache::key(const Job& job, std::span<const DeviceId> ranks) con
       k.push_back(index);
     }
   }
-  return std::string(reinterpret_cast<const char*>(k.data()), k.size() * sizeof(std::uint32_t));
+  return {reinterpret_cast<const char*>(k.data()), k.size() * sizeof(std::uint32_t)};
 }
 
 double PriceCache::step_seconds(const Job& job, std::span<const DeviceId> ranks) const {
   // Large placements rarely repeat and their keys are long: price them.
   if (ranks.size() > kLargest) return pricer_.step_seconds(job, ranks);
-  std::string k = key(job, ranks);
+  // Looked up by a view of the scratch words: a hit allocates nothing.
+  std::string_view k = key(job, ranks);
   auto it = prices_.find(k);
   if (it != prices_.end()) {
     ++hits_;
@@ -77,7 +87,7 @@ double PriceCache::step_seconds(const Job& job, std::span<const DeviceId> ranks)
   }
   ++misses_;
   double price = pricer_.step_seconds(job, ranks);
-  prices_.emplace(std::move(k), price);
+  prices_.emplace(std::string(k), price);
   return price;
 }
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -37,12 +38,18 @@ class PriceCache final : public PlacementPricer {
   std::size_t misses() const { return misses_; }
 
  private:
-  std::string key(const Job& job, std::span<const DeviceId> ranks) const;
+  /// The placement's shape as words, viewed in `words_` (valid until the next call).
+  std::string_view key(const Job& job, std::span<const DeviceId> ranks) const;
+
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view k) const { return std::hash<std::string_view>{}(k); }
+  };
 
   const Topology& t_;
   const PlacementPricer& pricer_;
   std::vector<std::uint32_t> structure_;  // per domain: its structure class
-  mutable std::unordered_map<std::string, double> prices_;
+  mutable std::unordered_map<std::string, double, KeyHash, std::equal_to<>> prices_;
   mutable std::size_t hits_ = 0;
   mutable std::size_t misses_ = 0;
   mutable std::vector<std::vector<DomainId>> seen_;  // scratch: per level, domains by first appearance
