@@ -62,9 +62,9 @@ int main(int argc, char** argv) {
   for (const char* topology : {"groq:racks=1", "groq:racks=145"}) {
     Topology t = load_topology(topology, no_files);
     for (std::uint32_t taken : {8u, 7u}) {
-      for (const char* spec : {"{name: pipe, lpus: 16, shape: chain, deterministic: true}",
-                               "{name: pipe, lpus: 9, shape: chain, deterministic: true}",
-                               "{name: loop, lpus: 24, shape: ring}"}) {
+      for (const char* spec :
+           {"{name: pipe, lpus: 16, shape: chain, deterministic: true}",
+            "{name: pipe, lpus: 9, shape: chain, deterministic: true}", "{name: loop, lpus: 24, shape: ring}"}) {
         Job job = parse_jobs_yaml(fmt::format("jobs: [{}]", spec), "bench.yaml").front();
         double best = 1e300;
         std::string reason;

@@ -12,14 +12,15 @@ using topoplan::test::preset;
 TEST_CASE("plan paths: chains and rings in pipeline order, other jobs as sets, one per replica") {
   Topology t = preset("groq:racks=1");
   PlanOptions options;
-  Plan plan = plan_jobs(t, parse_jobs_yaml(R"(jobs:
+  Plan plan = plan_jobs(t,
+                        parse_jobs_yaml(R"(jobs:
   - {name: pipe, lpus: 16, shape: chain}
   - {name: loop, lpus: 8, shape: ring}
   - {name: cells, lpus: 4, shape: group}
   - {name: serve, kind: inference, replicas: 2, lpus_per_replica: 4}
   - {name: huge, lpus: 100, shape: chain}
 )",
-                                                     "jobs.yaml"),
+                                        "jobs.yaml"),
                         options);
   REQUIRE(plan.placements[0].placed);
   REQUIRE_FALSE(plan.placements[4].placed);

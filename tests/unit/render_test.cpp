@@ -361,7 +361,8 @@ TEST_CASE("render: a plan's paths in DOT and JSON, deterministic") {
   const std::string dot = render(t, options).data;
   CHECK(dot == render(t, options).data);
   // The hop: an arrow in the chain's colour, labelled with its positions.
-  CHECK(contains(dot, "\"groq-r000-n0\" -- \"groq-r000-n1\"\t[arrowsize=0.7,\n\t\tcolor=\"#d62728\",\n\t\tdir=forward,"));
+  CHECK(
+      contains(dot, "\"groq-r000-n0\" -- \"groq-r000-n1\"\t[arrowsize=0.7,\n\t\tcolor=\"#d62728\",\n\t\tdir=forward,"));
   // Laid out: Graphviz takes the arrows beside the links they run over.
   options.format = RenderFormat::svg;
   CHECK(contains(render(t, options).data, "pipe #8&#45;#9"));
@@ -373,7 +374,8 @@ TEST_CASE("render: a plan's paths in DOT and JSON, deterministic") {
   CHECK(contains(dot, "serve: 2 devices"));
   options.format = RenderFormat::json;
   const std::string json = render(t, options).data;
-  CHECK(contains(json, "\"name\": \"pipe\",\n      \"shape\": \"chain\",\n      \"devices\": [\n        \"groq-r000-n0/lpu1\","));
+  CHECK(contains(
+      json, "\"name\": \"pipe\",\n      \"shape\": \"chain\",\n      \"devices\": [\n        \"groq-r000-n0/lpu1\","));
   CHECK(contains(json, "\"nodes\": [\n        \"groq-r000-n0\",\n        \"groq-r000-n1\"\n      ]"));
   CHECK(contains(json, "\"from\": \"groq-r000-n0\",\n          \"to\": \"groq-r000-n1\",\n          \"position\": 8"));
   // Without paths the JSON is what it was.

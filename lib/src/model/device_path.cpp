@@ -4,9 +4,12 @@ namespace topoplan {
 
 std::string_view path_shape_name(PathShape shape) {
   switch (shape) {
-    case PathShape::chain: return "chain";
-    case PathShape::ring: return "ring";
-    case PathShape::set: return "set";
+    case PathShape::chain:
+      return "chain";
+    case PathShape::ring:
+      return "ring";
+    case PathShape::set:
+      return "set";
   }
   return "?";
 }

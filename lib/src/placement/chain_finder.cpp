@@ -403,11 +403,11 @@ class Search {
   std::uint64_t limit_ = 0;  // steps_ may grow to this for the current start
   bool found_here_ = false;  // a chain was found from the current start
   std::uint64_t fewest_crossings_ = 0;  // a lower bound on any chain's crossings
-  std::vector<std::uint32_t> joined_chips_;      // per cell: chips of the cells linked to it, itself included
+  std::vector<std::uint32_t> joined_chips_;           // per cell: chips of the cells linked to it, itself included
   std::vector<std::vector<std::uint32_t>> cell_adj_;  // per cell: other cells linked to it, sorted
-  std::vector<std::uint32_t> stamp_;              // per cell: the reachable() walk that last saw it
+  std::vector<std::uint32_t> stamp_;                  // per cell: the reachable() walk that last saw it
   std::uint32_t stamp_now_ = 0;
-  std::vector<std::uint32_t> queue_;              // reachable()'s walk
+  std::vector<std::uint32_t> queue_;  // reachable()'s walk
   std::uint32_t longest_ = 0;
   std::uint32_t joined_ = 0;  // the most chips of one connected set of cells
   bool searched_ = false;     // some start was tried

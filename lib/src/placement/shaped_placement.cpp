@@ -74,12 +74,13 @@ void explain_shaped(const PlannerCore& core, const Job& job, const JobShape& sha
   } else if (!now.searched) {
     // Refused before the search: the free chips fall apart into sets
     // joined by links, none large enough.
-    out.reason = fmt::format("{}; {} free, but at most {} of them are joined by direct links{}", ask,
-                             chips(now.usable), now.joined, job.deterministic ? " of one latency" : "");
+    out.reason = fmt::format("{}; {} free, but at most {} of them are joined by direct links{}", ask, chips(now.usable),
+                             now.joined, job.deterministic ? " of one latency" : "");
   } else {
-    const std::string longest = job.shape == ChainShape::group
-                                    ? "largest fully connected group"
-                                    : fmt::format("{} chain", now.exhausted || now.pruned ? "longest found" : "longest");
+    const std::string longest =
+        job.shape == ChainShape::group
+            ? "largest fully connected group"
+            : fmt::format("{} chain", now.exhausted || now.pruned ? "longest found" : "longest");
     out.reason = fmt::format("{}; {} free, but the {} of directly linked free {}s is {}", ask, chips(now.usable),
                              longest, lpus ? "LPU" : "GPU", now.longest);
   }

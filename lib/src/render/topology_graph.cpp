@@ -125,8 +125,8 @@ void make_ids_unique(std::vector<GraphNode>& nodes) {
 
 // A node's label line for one path: the 1-based positions of its devices
 // there as runs ("llama #1-8, #17"), or their count for a set ("serve (4)").
-constexpr std::size_t kMaxRuns = 3;      // runs written before "..."
-constexpr std::size_t kMaxPathLines = 4; // path lines per node before "+N more"
+constexpr std::size_t kMaxRuns = 3;       // runs written before "..."
+constexpr std::size_t kMaxPathLines = 4;  // path lines per node before "+N more"
 
 std::string path_line(const GraphPath& path, const std::vector<std::uint32_t>& positions) {
   if (path.shape == PathShape::set) return fmt::format("{} ({})", path.name, positions.size());

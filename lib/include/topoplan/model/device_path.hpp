@@ -23,9 +23,9 @@ enum class PathShape : std::uint8_t {
 std::string_view path_shape_name(PathShape shape);
 
 struct DevicePath {
-  std::string name;              // what it is: a job, or "job[r]" for replica r of several
+  std::string name;  // what it is: a job, or "job[r]" for replica r of several
   PathShape shape = PathShape::set;
-  std::vector<DeviceId> devices; // in order for a chain or a ring
+  std::vector<DeviceId> devices;  // in order for a chain or a ring
 };
 
 }  // namespace topoplan

@@ -105,8 +105,8 @@ struct GraphPath {
 /// ends fall in different nodes, in path order (position of the hop's first
 /// device, 0-based); none for a set.
 struct GraphHop {
-  std::uint32_t path = 0;   // index into TopologyGraph::paths
-  std::uint32_t from = 0;   // node indices
+  std::uint32_t path = 0;  // index into TopologyGraph::paths
+  std::uint32_t from = 0;  // node indices
   std::uint32_t to = 0;
   std::uint32_t position = 0;  // the hop leaves the path's device at this position
 };
