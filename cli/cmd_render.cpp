@@ -1,4 +1,4 @@
-// topoplan render TOPO [--level LEVEL] [-o FILE] [--format dot|svg|png|json]
+// topoplan render TOPO [--level LEVEL] [--plan PLAN] [-o FILE] [--format dot|svg|png|json]
 #include <iostream>
 #include <map>
 #include <memory>
@@ -8,6 +8,8 @@
 
 #include "cli_support.hpp"
 #include "command.hpp"
+#include "topoplan/placement/plan_io.hpp"
+#include "topoplan/placement/plan_paths.hpp"
 #include "topoplan/render/render.hpp"
 
 namespace topoplan::cli {
@@ -35,6 +37,17 @@ Edges:
   of the bandwidth. The legend repeats this. Nodes of one box and tier are
   drawn in name order (r0000, r0001, ...; spine0, spine1, ...).
 
+Plans:
+  --plan PLAN draws a plan's placed jobs over the topology (a plan from
+  'topoplan plan -o', or any plan 'evaluate' reads): a chain or ring job's
+  chips carry their pipeline position in the node labels ("llama #1-8": its
+  chips 1 to 8 are in this node), its hops between drawn nodes are arrows in
+  the job's colour, in pipeline order (labelled "llama #8-#9" when nodes are
+  collapsed); other jobs (groups, jobs without a shape) mark the nodes they
+  use with their device count, serve (4). The legend names each job with
+  its colour; JSON adds "paths" (name, shape, devices and nodes in order,
+  hops).
+
 Formats:
   DOT goes to stdout unless -o names a file, whose extension picks the format:
   .svg, .png, .dot or .gv, or .json (the collapsed graph: clusters, nodes,
@@ -45,13 +58,16 @@ Formats:
 Examples:
   topoplan render gb200-nvl72:racks=2 --level rack
   topoplan render gb200-nvl72:racks=64 -o cluster.svg
-  topoplan render gb200-nvl72 --level node | dot -Tpdf -o rack.pdf)";
+  topoplan render gb200-nvl72 --level node | dot -Tpdf -o rack.pdf
+  topoplan plan groq:racks=2 samples/jobs-groq.yaml -o plan.yaml
+  topoplan render groq:racks=2 --plan plan.yaml -o chains.svg)";
 
 struct RenderCommandOptions {
   std::string topology;
   std::string level;
   std::string output;
   std::string format_name;  // empty: from the extension of `output`
+  std::string plan;         // empty: the topology alone
 };
 
 int run_render(const RenderCommandOptions& o) {
@@ -64,6 +80,7 @@ int run_render(const RenderCommandOptions& o) {
   else if (!to_stdout)
     options.format = format_for_path(o.output);
   Topology topology = load_topology_argument(o.topology);
+  if (!o.plan.empty()) options.paths = plan_paths(parse_plan_yaml(read_input(o.plan), o.plan, topology));
 
   Rendering rendering = render(topology, options);
   for (const std::string& warning : rendering.warnings)
@@ -93,6 +110,8 @@ Action setup_render(CLI::App& command) {
   command.add_option("--level", o->level,
                      "level to collapse at: a level of TOPO, or 'device' for every device (default: automatic)")
       ->option_text("LEVEL");
+  command.add_option("--plan", o->plan, "draw this plan's jobs (chains in pipeline order) over the topology")
+      ->option_text("PLAN");
   command.add_option("-o,--output", o->output, "write to FILE instead of stdout; its extension picks the format")
       ->option_text("FILE");
   command.add_option("--format", o->format_name, "output format (default: from the -o extension, else dot)")

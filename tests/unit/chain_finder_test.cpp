@@ -242,3 +242,60 @@ blocks:
   CHECK(found > 100);  // the instances are not all hopeless
   CHECK(found < instances);
 }
+
+TEST_CASE("chain finder: refuses without searching when the free chips are too few or too far apart") {
+  // Four racks with random chips free: the finder's `joined` is the largest
+  // set of free chips joined by links (counted here by a plain walk over
+  // the links), and the search runs exactly when a set is large enough.
+  Topology t = preset("groq:racks=4");
+  const auto n = static_cast<std::uint32_t>(t.accelerators().size());
+  std::mt19937 rng(1414);  // fixed: the same instances every run
+  for (int trial = 0; trial < 12; ++trial) {
+    std::vector<std::uint8_t> usable(n);
+    const std::uint32_t per_mille = 60 + 40 * static_cast<std::uint32_t>(trial);  // 6 % to 50 % of the chips free
+    for (auto& u : usable) u = rng() % 1000 < per_mille ? 1 : 0;
+    std::uint32_t largest = 0, free = 0;
+    std::vector<std::uint8_t> seen(n, 0);
+    for (std::uint32_t s = 0; s < n; ++s) {
+      free += usable[s];
+      if (!usable[s] || seen[s]) continue;
+      std::vector<std::uint32_t> stack{s};
+      seen[s] = 1;
+      std::uint32_t size = 0;
+      while (!stack.empty()) {
+        std::uint32_t a = stack.back();
+        stack.pop_back();
+        ++size;
+        for (std::uint32_t b = 0; b < n; ++b)
+          if (usable[b] && !seen[b] && linked(t, a, b)) {
+            seen[b] = 1;
+            stack.push_back(b);
+          }
+      }
+      largest = std::max(largest, size);
+    }
+    for (std::uint32_t size : {9u, 16u, 40u}) {
+      ChainRequest r;
+      r.size = size;
+      ChainFound f = find_chain(t, usable, r);
+      INFO("trial " << trial << " size " << size << " free " << free << " largest set " << largest);
+      CHECK(f.usable == free);
+      if (free < size) {
+        CHECK_FALSE(f.searched);
+      } else {
+        CHECK(f.joined == largest);
+        CHECK(f.searched == (largest >= size));
+      }
+      if (!f.searched) CHECK(f.accelerators.empty());
+      if (!f.accelerators.empty()) CHECK(measure_chain(t, devices_of(t, f.accelerators), ChainShape::chain).connected);
+    }
+  }
+  // A whole free rack still finds its chain of 72, through every node.
+  std::vector<std::uint8_t> rack(n, 0);
+  for (std::uint32_t a = 0; a < 72; ++a) rack[a] = 1;
+  ChainRequest r;
+  r.size = 72;
+  ChainFound f = find_chain(t, rack, r);
+  CHECK(f.searched);
+  CHECK(f.accelerators.size() == 72);
+}

@@ -294,3 +294,91 @@ TEST_CASE("render: JSON lists nodes and edges by id") {
   CHECK(contains(json, "\"bandwidth\": 100"));
   CHECK(contains(json, "\"class\": \"network\""));
 }
+
+namespace {
+
+// A Groq rack with a 16-chip chain entering node n0 at lpu1 (as the planner
+// places one: through the node, out over lpu0's link to n1), a ring of 3
+// in n2 and a set in n3.
+std::vector<DevicePath> groq_paths(const Topology& t) {
+  TopologyIndex index(t);
+  auto device = [&](const std::string& name) { return *index.find_device(name); };
+  DevicePath chain{"pipe", PathShape::chain, {}};
+  for (int k : {1, 2, 3, 4, 5, 6, 7, 0}) chain.devices.push_back(device(fmt::format("groq-r000-n0/lpu{}", k)));
+  for (int k = 0; k < 8; ++k) chain.devices.push_back(device(fmt::format("groq-r000-n1/lpu{}", k)));
+  DevicePath ring{"loop", PathShape::ring, {}};
+  for (int k : {0, 1, 2}) ring.devices.push_back(device(fmt::format("groq-r000-n2/lpu{}", k)));
+  DevicePath set{"serve", PathShape::set, {}};
+  for (int k : {4, 5}) set.devices.push_back(device(fmt::format("groq-r000-n3/lpu{}", k)));
+  return {chain, ring, set};
+}
+
+}  // namespace
+
+TEST_CASE("render: a plan's chain is drawn in pipeline order, a ring closes, a set only marks its nodes") {
+  Topology t = builtin("groq");
+  const std::vector<DevicePath> paths = groq_paths(t);
+  TopologyGraph g = collapse(t, device_level(t), paths);
+  REQUIRE(g.paths.size() == 3);
+  // Every device: each chip's label says its position, and every hop is
+  // drawn, in order: the chain's 15, the ring's 3 (the last closes it), no
+  // hop for the set.
+  CHECK(contains(node_named(g, "groq-r000-n0/lpu1")->label, "\npipe #1"));
+  CHECK(contains(node_named(g, "groq-r000-n0/lpu0")->label, "\npipe #8"));
+  CHECK(contains(node_named(g, "groq-r000-n1/lpu0")->label, "\npipe #9"));
+  CHECK(contains(node_named(g, "groq-r000-n3/lpu4")->label, "\nserve (1)"));
+  std::vector<GraphHop> chain, ring, set;
+  for (const GraphHop& hop : g.hops) (hop.path == 0 ? chain : hop.path == 1 ? ring : set).push_back(hop);
+  REQUIRE(chain.size() == 15);
+  for (std::uint32_t k = 0; k < 15; ++k) {
+    CHECK(chain[k].position == k);
+    CHECK(g.nodes[chain[k].from].device == paths[0].devices[k]);
+    CHECK(g.nodes[chain[k].to].device == paths[0].devices[k + 1]);
+  }
+  REQUIRE(ring.size() == 3);
+  CHECK(g.nodes[ring[2].from].device == paths[1].devices[2]);
+  CHECK(g.nodes[ring[2].to].device == paths[1].devices[0]);
+  CHECK(set.empty());
+
+  // Collapsed to nodes: the chain's chips 1-8 in n0, 9-16 in n1, and one hop
+  // between them, leaving chip 8; the ring stays inside n2.
+  TopologyGraph nodes = collapse(t, *t.find_level("node"), paths);
+  CHECK(contains(nodes.nodes[index_of(nodes, "groq-r000-n0")].label, "\npipe #1-8"));
+  CHECK(contains(nodes.nodes[index_of(nodes, "groq-r000-n1")].label, "\npipe #9-16"));
+  CHECK(contains(nodes.nodes[index_of(nodes, "groq-r000-n2")].label, "\nloop #1-3"));
+  CHECK(contains(nodes.nodes[index_of(nodes, "groq-r000-n3")].label, "\nserve (2)"));
+  REQUIRE(nodes.hops.size() == 1);
+  CHECK(nodes.hops[0].from == index_of(nodes, "groq-r000-n0"));
+  CHECK(nodes.hops[0].to == index_of(nodes, "groq-r000-n1"));
+  CHECK(nodes.hops[0].position == 7);
+}
+
+TEST_CASE("render: a plan's paths in DOT and JSON, deterministic") {
+  Topology t = builtin("groq");
+  RenderOptions options;
+  options.level = "node";
+  options.paths = groq_paths(t);
+  const std::string dot = render(t, options).data;
+  CHECK(dot == render(t, options).data);
+  // The hop: an arrow in the chain's colour, labelled with its positions.
+  CHECK(
+      contains(dot, "\"groq-r000-n0\" -- \"groq-r000-n1\"\t[arrowsize=0.7,\n\t\tcolor=\"#d62728\",\n\t\tdir=forward,"));
+  // Laid out: Graphviz takes the arrows beside the links they run over.
+  options.format = RenderFormat::svg;
+  CHECK(contains(render(t, options).data, "pipe #8&#45;#9"));
+  options.level = "device";
+  CHECK(contains(render(t, options).data, "pipe #16"));
+  options.level = "node";
+  CHECK(contains(dot, "xlabel=\"pipe #8-#9\""));
+  CHECK(contains(dot, "pipe: chain of 16, arrows in pipeline order"));
+  CHECK(contains(dot, "serve: 2 devices"));
+  options.format = RenderFormat::json;
+  const std::string json = render(t, options).data;
+  CHECK(contains(
+      json, "\"name\": \"pipe\",\n      \"shape\": \"chain\",\n      \"devices\": [\n        \"groq-r000-n0/lpu1\","));
+  CHECK(contains(json, "\"nodes\": [\n        \"groq-r000-n0\",\n        \"groq-r000-n1\"\n      ]"));
+  CHECK(contains(json, "\"from\": \"groq-r000-n0\",\n          \"to\": \"groq-r000-n1\",\n          \"position\": 8"));
+  // Without paths the JSON is what it was.
+  options.paths.clear();
+  CHECK_FALSE(contains(render(t, options).data, "\"paths\""));
+}

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <tuple>
 
+#include "support/disjoint_sets.hpp"
+
 namespace topoplan {
 
 namespace {
@@ -36,6 +38,9 @@ class Search {
   const std::vector<std::uint32_t>& best() const { return best_; }
   std::uint32_t longest() const { return longest_; }
   bool exhausted() const { return exhausted_; }
+  std::uint32_t joined() const { return joined_; }
+  bool searched() const { return searched_; }
+  bool pruned() const { return pruned_; }
 
  private:
   bool linked(std::uint32_t a, std::uint32_t b) const {
@@ -69,6 +74,36 @@ class Search {
       } else {
         for (std::uint32_t a : members) add_cell(node, {a});
       }
+    }
+    join_cells();
+  }
+
+  // The cells joined by links into connected sets, and the chips of each
+  // cell's set: no chain or ring of more chips starts in a cell. Also each
+  // cell's neighbour cells, for the reachability bound of extend().
+  void join_cells() {
+    DisjointSets<std::uint32_t> sets(cells_.size());
+    cell_adj_.assign(cells_.size(), {});
+    for (std::uint32_t a = 0; a < adj_.size(); ++a)
+      if (cell_of_[a] != kNone)
+        for (std::uint32_t b : adj_[a])
+          if (cell_of_[b] != kNone && cell_of_[b] != cell_of_[a]) {
+            sets.join(cell_of_[a], cell_of_[b]);
+            cell_adj_[cell_of_[a]].push_back(cell_of_[b]);
+          }
+    for (auto& n : cell_adj_) {
+      std::sort(n.begin(), n.end());
+      n.erase(std::unique(n.begin(), n.end()), n.end());
+    }
+    stamp_.assign(cells_.size(), 0);
+    stamp_now_ = 0;
+    std::vector<std::uint32_t> chips(cells_.size(), 0);
+    for (std::uint32_t c = 0; c < cells_.size(); ++c)
+      chips[sets.find(c)] += static_cast<std::uint32_t>(cells_[c].size());
+    joined_chips_.assign(cells_.size(), 0);
+    for (std::uint32_t c = 0; c < cells_.size(); ++c) {
+      joined_chips_[c] = chips[sets.find(c)];
+      joined_ = std::max(joined_, joined_chips_[c]);
     }
   }
 
@@ -125,6 +160,7 @@ class Search {
   void search_group() {
     // A fully connected group lies inside one fully connected cell (chips
     // of different nodes are joined by a few global links, never all pairs).
+    searched_ = true;
     for (std::uint32_t c = 0; c < cells_.size(); ++c) {
       std::vector<std::uint32_t> members = cells_[c];
       longest_ = std::max<std::uint32_t>(longest_, static_cast<std::uint32_t>(members.size()));
@@ -163,16 +199,25 @@ class Search {
     visited_.assign(cells_.size(), 0);
     std::vector<std::uint32_t> starts(cells_.size());
     for (std::uint32_t c = 0; c < starts.size(); ++c) starts[c] = c;
+    // No chain takes fewer costly chips than the size less the free ones.
+    std::uint64_t free = 0;
+    for (std::uint32_t a = 0; a < allowed_.size(); ++a) free += allowed_[a] && (cost_.empty() || cost_[a] == 0);
+    const std::uint64_t fewest_taken = free >= r_.size ? 0 : r_.size - free;
     for (std::uint32_t c : starts) {
+      // A start whose cells hold too few chips between them cannot begin
+      // the shape: skipped without a step, so that a refusal is cheap.
+      if (joined_chips_[c] < r_.size) continue;
       if (steps_ >= r_.budget) {
         exhausted_ = true;
         break;
       }
-      // A chain whose score cannot improve ends the search: no chip to
-      // free, no more crossings than any chain needs, no chip left over.
-      if (found() && std::get<0>(best_score_) == 0 && std::get<1>(best_score_) <= fewest_crossings_ &&
+      // A chain whose score cannot improve ends the search: no more chips
+      // to free than the free ones leave, no more crossings than any chain
+      // needs, no chip left over.
+      if (found() && std::get<0>(best_score_) <= fewest_taken && std::get<1>(best_score_) <= fewest_crossings_ &&
           std::get<2>(best_score_) == 0)
         break;
+      searched_ = true;
       // Each start gets a share of the budget, so that one hopeless start
       // does not use it all.
       limit_ = std::min<std::uint64_t>(r_.budget, steps_ + std::max<std::uint64_t>(r_.budget / 16, 64));
@@ -211,6 +256,12 @@ class Search {
     const std::vector<std::uint32_t>& members = cells_[c];
     const auto m = static_cast<std::uint32_t>(members.size());
     const std::size_t mark = path_.size();
+    if (remaining > m && reachable(c, remaining) < remaining) {
+      // The path through this whole cell is still a chain.
+      longest_ = std::max<std::uint32_t>(longest_, static_cast<std::uint32_t>(mark + m));
+      pruned_ = true;
+      return steps_ >= limit_;
+    }
     if (remaining <= m) {
       longest_ = std::max<std::uint32_t>(longest_, static_cast<std::uint32_t>(mark + remaining));
       if (finish(c, entry, remaining)) {
@@ -281,6 +332,30 @@ class Search {
     return steps_ >= limit_;
   }
 
+  // Chips in cell `c` and the unvisited cells reachable from it, counted
+  // until `enough`: fewer than the chips still to place means no way on
+  // from here finishes the shape. The walk stops at `enough`, so on a
+  // well-linked cluster it costs a few cells, not the cluster.
+  std::uint32_t reachable(std::uint32_t c, std::uint32_t enough) {
+    if (++stamp_now_ == 0) {
+      std::fill(stamp_.begin(), stamp_.end(), 0);
+      stamp_now_ = 1;
+    }
+    queue_.clear();
+    queue_.push_back(c);
+    stamp_[c] = stamp_now_;
+    std::uint32_t chips = 0;
+    for (std::size_t i = 0; i < queue_.size() && chips < enough; ++i) {
+      chips += static_cast<std::uint32_t>(cells_[queue_[i]].size());
+      for (std::uint32_t next : cell_adj_[queue_[i]])
+        if (!visited_[next] && stamp_[next] != stamp_now_) {
+          stamp_[next] = stamp_now_;
+          queue_.push_back(next);
+        }
+    }
+    return chips;
+  }
+
   // The last cell: `count` of its chips, starting at `entry`; a ring that
   // left its first cell must end on a chip linked to that cell's first chip.
   bool finish(std::uint32_t c, std::uint32_t entry, std::uint32_t count) {
@@ -328,7 +403,15 @@ class Search {
   std::uint64_t limit_ = 0;  // steps_ may grow to this for the current start
   bool found_here_ = false;  // a chain was found from the current start
   std::uint64_t fewest_crossings_ = 0;  // a lower bound on any chain's crossings
+  std::vector<std::uint32_t> joined_chips_;           // per cell: chips of the cells linked to it, itself included
+  std::vector<std::vector<std::uint32_t>> cell_adj_;  // per cell: other cells linked to it, sorted
+  std::vector<std::uint32_t> stamp_;                  // per cell: the reachable() walk that last saw it
+  std::uint32_t stamp_now_ = 0;
+  std::vector<std::uint32_t> queue_;  // reachable()'s walk
   std::uint32_t longest_ = 0;
+  std::uint32_t joined_ = 0;  // the most chips of one connected set of cells
+  bool searched_ = false;     // some start was tried
+  bool pruned_ = false;       // reachable() cut a way short: longest_ may be short of the longest
   bool exhausted_ = false;
   std::vector<std::uint32_t> best_;
   Score best_score_{};
@@ -395,7 +478,9 @@ ChainFound find_chain(const Topology& t, std::span<const std::uint8_t> usable, c
   latencies.erase(std::unique(latencies.begin(), latencies.end()), latencies.end());
 
   Search search(t, allowed, r, cost);
-  if (r.size == 1) {
+  if (out.usable < r.size) {
+    // Too few chips for any shape: nothing to search (explain says so).
+  } else if (r.size == 1) {
     // One chip is every shape, with no hop.
     for (std::uint32_t a = 0; a < n; ++a)
       if (allowed[a]) {
@@ -409,9 +494,13 @@ ChainFound find_chain(const Topology& t, std::span<const std::uint8_t> usable, c
     search.run(edges, std::nullopt);
   }
   if (r.size > 1) out.accelerators = search.best();
+  out.searched = search.searched() || (r.size == 1 && out.usable > 0);
   out.longest = out.accelerators.empty() ? std::min(search.longest(), out.usable) : r.size;
-  if (out.usable > 0 && out.longest == 0) out.longest = 1;  // a single chip is a chain of one
+  if (out.searched && out.usable > 0 && out.longest == 0) out.longest = 1;  // a single chip is a chain of one
+  out.joined = r.shape == ChainShape::group ? out.longest : search.joined();
+  if (!out.accelerators.empty()) out.joined = std::max(out.joined, r.size);
   out.exhausted = search.exhausted();
+  out.pruned = search.pruned();
   if (r.spare && !out.accelerators.empty()) {
     auto [first, last] = t.domains_at(*r.spare);
     (void)last;

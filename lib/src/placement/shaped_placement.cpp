@@ -68,13 +68,19 @@ void explain_shaped(const PlannerCore& core, const Job& job, const JobShape& sha
                                       job.deterministic ? " with uniform hops" : "",
                                       shape.spare ? fmt::format(" and a spare node per {}", t.levels()[*shape.spare].name)
                                                   : "");
+  const bool lpus = !t.accelerators().empty() && t.device(t.accelerators()[0]).kind == DeviceKind::lpu;
   if (now.usable < shape.ranks) {
     out.reason = fmt::format("{}; {} free", ask, chips(now.usable));
+  } else if (!now.searched) {
+    // Refused before the search: the free chips fall apart into sets
+    // joined by links, none large enough.
+    out.reason = fmt::format("{}; {} free, but at most {} of them are joined by direct links{}", ask, chips(now.usable),
+                             now.joined, job.deterministic ? " of one latency" : "");
   } else {
-    const std::string longest = job.shape == ChainShape::group
-                                    ? "largest fully connected group"
-                                    : fmt::format("{} chain", now.exhausted ? "longest found" : "longest");
-    const bool lpus = !t.accelerators().empty() && t.device(t.accelerators()[0]).kind == DeviceKind::lpu;
+    const std::string longest =
+        job.shape == ChainShape::group
+            ? "largest fully connected group"
+            : fmt::format("{} chain", now.exhausted || now.pruned ? "longest found" : "longest");
     out.reason = fmt::format("{}; {} free, but the {} of directly linked free {}s is {}", ask, chips(now.usable),
                              longest, lpus ? "LPU" : "GPU", now.longest);
   }
@@ -86,7 +92,12 @@ void explain_shaped(const PlannerCore& core, const Job& job, const JobShape& sha
     available[a] = empty.is_free(a) ? 1 : 0;
     taken[a] = available[a] && !core.occupancy.is_free(a) ? 1 : 0;
   }
-  const ChainFound ideal = find_chain(t, available, request, &core.mask, taken);
+  // Any shape on the empty cluster names jobs whose moving makes room; the
+  // search for the one taking the fewest gets a tenth of the budget, so
+  // that a refusal costs a fraction of a full search (topoplan_chain_bench).
+  ChainRequest suggestion = request;
+  suggestion.budget = request.budget / 10;
+  const ChainFound ideal = find_chain(t, available, suggestion, &core.mask, taken);
   if (ideal.accelerators.empty()) {
     out.suggestion = fmt::format("no {} of {} exists even on an empty {}: the chips lack the direct links", what,
                                  chips(shape.ranks), t.name());

@@ -233,6 +233,17 @@ std::string Look::pen_width(double bandwidth) const {
   return fmt::format("{:.1f}", std::clamp(width, dense ? 0.3 : 0.5, 12.0));
 }
 
+// Paths (a plan's jobs) in colours apart from the fabric tiers' greens,
+// blues and greys; the palette repeats after eight.
+const char* path_colour(std::size_t path) {
+  static const char* const colours[] = {"#d62728", "#9467bd", "#ff7f0e", "#8c564b",
+                                        "#e377c2", "#bcbd22", "#17becf", "#000000"};
+  return colours[path % 8];
+}
+
+// Paths the legend names one by one before "+N more".
+constexpr std::size_t kMaxLegendPaths = 12;
+
 std::string gbps(double bandwidth) { return format_number(bandwidth, 1) + " GB/s"; }
 
 // A label as Graphviz reads it: a line break becomes "\n" (centred), and a
@@ -363,6 +374,16 @@ void add_legend(Agraph_t* g, const TopologyGraph& graph, const Look& look, const
     bar_row("#555555", low, gbps(low));
     if (high > low) bar_row("#555555", high, gbps(high));
   }
+  for (std::size_t i = 0; i < graph.paths.size() && i < kMaxLegendPaths; ++i) {
+    const GraphPath& path = graph.paths[i];
+    bar_row(path_colour(i), 400,
+            path.shape == PathShape::set
+                ? fmt::format("{}: {} device{}", path.name, path.devices.size(), path.devices.size() == 1 ? "" : "s")
+                : fmt::format("{}: {} of {}, arrows in pipeline order", path.name, path_shape_name(path.shape),
+                              path.devices.size()));
+  }
+  if (graph.paths.size() > kMaxLegendPaths)
+    text_row(fmt::format("+{} more paths", graph.paths.size() - kMaxLegendPaths));
   if (look.labelled)
     for (const auto& [label, edges] : labels.count)
       if (edges >= SharedLabels::kMinShared) {
@@ -497,6 +518,33 @@ GraphPtr build(const TopologyGraph& graph) {
     set(e, "color", look.colour(edge.link_class()));
     set(e, "penwidth", look.pen_width(edge.bandwidth));
     set(e, look.labelled && !labels.shared(text) ? "xlabel" : "tooltip", label_text(text));
+  }
+  // A plan's paths: the nodes each one touches outlined in its colour, and
+  // its hops between nodes as arrows. (They take part in the layout:
+  // Graphviz 2.42's dot aborts in merge_chain on constraint=false edges
+  // beside other edges between the same nodes, as a Groq plan has.)
+  std::vector<bool> outlined(graph.nodes.size(), false);
+  for (std::size_t i = 0; i < graph.paths.size(); ++i)
+    for (std::uint32_t node : graph.paths[i].nodes) {
+      if (outlined[node]) continue;
+      outlined[node] = true;
+      if (graph.nodes[node].accelerators_unavailable > 0 || graph.nodes[node].state != DeviceState::up) continue;
+      set(nodes[node], "color", path_colour(i));
+      set(nodes[node], "penwidth", "2");
+    }
+  const bool every_device = graph.level_name == kDeviceLevelName;
+  for (const GraphHop& hop : graph.hops) {
+    Agedge_t* e = make_edge(g, nodes[hop.from], nodes[hop.to]);
+    const GraphPath& path = graph.paths[hop.path];
+    const std::uint32_t next = (hop.position + 1) % static_cast<std::uint32_t>(path.devices.size());
+    std::string text = fmt::format("{} #{}-#{}", path.name, hop.position + 1, next + 1);
+    set(e, "color", path_colour(hop.path));
+    set(e, "penwidth", "2.5");
+    set(e, "dir", "forward");
+    set(e, "arrowsize", "0.7");
+    // Every device drawn: the nodes' labels number the chips already.
+    set(e, every_device || !look.labelled ? "tooltip" : "xlabel", label_text(text));
+    if (!every_device && look.labelled) set(e, "fontcolor", path_colour(hop.path));
   }
   if (!look.flat_and_wide) keep_name_order(g, graph, boxes, nodes, look.left_to_right);
 

@@ -79,7 +79,7 @@ Rendering render(const Topology& topology, const RenderOptions& options) {
   } else {
     result.level = find_render_level(topology, options.level);
   }
-  TopologyGraph graph = collapse(topology, result.level);
+  TopologyGraph graph = collapse(topology, result.level, options.paths);
   result.level_name = graph.level_name;
   result.nodes = graph.nodes.size();
   result.edges = graph.edges.size();
@@ -127,6 +127,32 @@ void write_graph_json(std::ostream& out, const TopologyGraph& graph) {
     json.end_object();
   }
   json.end_array();
+  if (!graph.paths.empty()) {
+    json.key("paths").begin_array();
+    for (std::size_t i = 0; i < graph.paths.size(); ++i) {
+      const GraphPath& path = graph.paths[i];
+      json.begin_object().field("name", path.name).field("shape", path_shape_name(path.shape));
+      json.key("devices").begin_array();
+      for (const std::string& device : path.devices) json.value(device);
+      json.end_array();
+      // The nodes it runs through, a run of devices in one node said once.
+      json.key("nodes").begin_array();
+      for (std::size_t k = 0; k < path.nodes.size(); ++k)
+        if (k == 0 || path.nodes[k] != path.nodes[k - 1]) json.value(graph.nodes[path.nodes[k]].id);
+      json.end_array();
+      json.key("hops").begin_array();
+      for (const GraphHop& hop : graph.hops)
+        if (hop.path == i)
+          json.begin_object()
+              .field("from", graph.nodes[hop.from].id)
+              .field("to", graph.nodes[hop.to].id)
+              .field("position", std::uint64_t{hop.position} + 1)
+              .end_object();
+      json.end_array();
+      json.end_object();
+    }
+    json.end_array();
+  }
   json.end_object();
 }
 

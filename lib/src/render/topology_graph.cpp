@@ -123,6 +123,61 @@ void make_ids_unique(std::vector<GraphNode>& nodes) {
   }
 }
 
+// A node's label line for one path: the 1-based positions of its devices
+// there as runs ("llama #1-8, #17"), or their count for a set ("serve (4)").
+constexpr std::size_t kMaxRuns = 3;       // runs written before "..."
+constexpr std::size_t kMaxPathLines = 4;  // path lines per node before "+N more"
+
+std::string path_line(const GraphPath& path, const std::vector<std::uint32_t>& positions) {
+  if (path.shape == PathShape::set) return fmt::format("{} ({})", path.name, positions.size());
+  std::vector<std::string> runs;
+  for (std::size_t i = 0; i < positions.size();) {
+    std::size_t j = i;
+    while (j + 1 < positions.size() && positions[j + 1] == positions[j] + 1) ++j;
+    if (runs.size() == kMaxRuns) {
+      runs.emplace_back("...");
+      break;
+    }
+    runs.push_back(j == i ? fmt::format("#{}", positions[i] + 1)
+                          : fmt::format("#{}-{}", positions[i] + 1, positions[j] + 1));
+    i = j + 1;
+  }
+  return fmt::format("{} {}", path.name, fmt::join(runs, ", "));
+}
+
+void add_paths(const Topology& topology, std::span<const DevicePath> paths,
+               const std::vector<std::uint32_t>& node_of_device, TopologyGraph& graph) {
+  // Per node, the paths through it with their positions there, in path order.
+  std::vector<std::vector<std::pair<std::uint32_t, std::vector<std::uint32_t>>>> through(graph.nodes.size());
+  for (const DevicePath& p : paths) {
+    const auto index = static_cast<std::uint32_t>(graph.paths.size());
+    GraphPath& path = graph.paths.emplace_back();
+    path.name = p.name;
+    path.shape = p.shape;
+    for (std::size_t k = 0; k < p.devices.size(); ++k) {
+      const std::uint32_t node = node_of_device[p.devices[k]];
+      path.devices.push_back(topology.device_name(p.devices[k]));
+      path.nodes.push_back(node);
+      auto& here = through[node];
+      if (here.empty() || here.back().first != index) here.emplace_back(index, std::vector<std::uint32_t>());
+      here.back().second.push_back(static_cast<std::uint32_t>(k));
+    }
+    if (path.shape == PathShape::set) continue;
+    const std::size_t n = path.nodes.size();
+    const std::size_t hops = path.shape == PathShape::ring && n > 2 ? n : n - std::min<std::size_t>(n, 1);
+    for (std::size_t k = 0; k < hops; ++k) {
+      const std::uint32_t from = path.nodes[k], to = path.nodes[(k + 1) % n];
+      if (from != to) graph.hops.push_back({index, from, to, static_cast<std::uint32_t>(k)});
+    }
+  }
+  for (std::size_t node = 0; node < through.size(); ++node) {
+    const auto& here = through[node];
+    for (std::size_t i = 0; i < here.size() && i < kMaxPathLines; ++i)
+      graph.nodes[node].label += "\n" + path_line(graph.paths[here[i].first], here[i].second);
+    if (here.size() > kMaxPathLines) graph.nodes[node].label += fmt::format("\n+{} more", here.size() - kMaxPathLines);
+  }
+}
+
 struct LinkEntry {
   std::uint32_t a = 0;
   std::uint32_t b = 0;
@@ -146,7 +201,7 @@ LevelIndex choose_level(const Topology& topology, std::size_t max_nodes) {
   return 0;
 }
 
-TopologyGraph collapse(const Topology& topology, LevelIndex level) {
+TopologyGraph collapse(const Topology& topology, LevelIndex level, std::span<const DevicePath> paths) {
   level = std::min(level, device_level(topology));
   TopologyGraph graph;
   graph.title = title_of(topology);
@@ -254,6 +309,7 @@ TopologyGraph collapse(const Topology& topology, LevelIndex level) {
     }
     edge.type = mixed ? std::string(family_name(edge.family)) : topology.link_types()[type].name;
   }
+  add_paths(topology, paths, node_of_device, graph);
   return graph;
 }
 

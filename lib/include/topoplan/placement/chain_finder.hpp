@@ -14,6 +14,13 @@
 // hop by hop (an inter-rack hop costs more than an inter-node one), then the
 // fewest chips left over in the cells it touches, then the busiest domains
 // (best fit). Deterministic: same inputs, same chain.
+//
+// Refusals are cheap: a start whose connected set of cells holds fewer
+// chips than the shape is skipped without a step (so with no set large
+// enough there is no search at all), a way on from a cell is cut when the
+// unvisited cells it reaches hold too few chips, fewer usable chips than
+// the size skip the search, and a chain that frees no more chips than it must (`cost`)
+// with the fewest crossings ends it.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +58,18 @@ struct ChainFound {
   /// reached; for a group, the largest fully connected cell.
   std::uint32_t longest = 0;
   bool exhausted = false;     // the budget ran out before every start was tried
+  /// Ways that could not reach the size were cut short, so `longest` is the
+  /// longest chain found, perhaps not the longest there is.
+  bool pruned = false;
+  /// The search ran. It does not when a cheap necessary condition already
+  /// fails: fewer usable chips than the size, or (chain, ring) no connected
+  /// set of usable chips over the shape's links as large; `longest` is then
+  /// meaningless and `joined` says what there is.
+  bool searched = false;
+  /// Chain, ring: the most usable chips joined to each other through the
+  /// shape's links (directly or over other usable chips; per latency class
+  /// under `deterministic`), an upper bound on any chain; group: `longest`.
+  std::uint32_t joined = 0;
 };
 
 /// Searches the accelerators with `usable[a]` set (one entry per

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "topoplan/model/device_path.hpp"
 #include "topoplan/model/topology.hpp"
 #include "topoplan/render/topology_graph.hpp"
 
@@ -35,6 +36,8 @@ struct RenderOptions {
   /// The node budget of the automatic choice.
   std::size_t max_nodes = kDefaultMaxNodes;
   RenderFormat format = RenderFormat::dot;
+  /// Drawn over the topology (a plan's jobs, placement/plan_paths.hpp).
+  std::vector<DevicePath> paths;
 };
 
 /// Graph drawn in one format.
@@ -61,7 +64,8 @@ Rendering render(const Topology& topology, const RenderOptions& options);
 /// `dot`; JSON through write_graph_json.
 Drawing draw_graph(const TopologyGraph& graph, RenderFormat format);
 
-/// The graph as JSON: title, level, clusters, nodes, and edges between node ids.
+/// The graph as JSON: title, level, clusters, nodes, edges between node ids,
+/// and paths (name, shape, devices and nodes in order, hops between nodes).
 void write_graph_json(std::ostream& out, const TopologyGraph& graph);
 
 }  // namespace topoplan

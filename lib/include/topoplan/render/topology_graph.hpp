@@ -9,10 +9,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "topoplan/model/device_path.hpp"
 #include "topoplan/model/link_type.hpp"
 #include "topoplan/model/topology.hpp"
 
@@ -89,6 +91,26 @@ struct GraphEdge {
   LinkClass link_class() const { return topoplan::link_class(family); }
 };
 
+/// A device path (a placed job's chain) drawn over the graph's nodes.
+struct GraphPath {
+  std::string name;
+  PathShape shape = PathShape::set;
+  std::vector<std::string> devices;  // device names, in the path's order
+  /// The node each device falls in, in the path's order (repeats kept: a
+  /// chain runs through several chips of one collapsed node).
+  std::vector<std::uint32_t> nodes;
+};
+
+/// Hops of a path drawn between nodes: the chain or ring's hops whose two
+/// ends fall in different nodes, in path order (position of the hop's first
+/// device, 0-based); none for a set.
+struct GraphHop {
+  std::uint32_t path = 0;  // index into TopologyGraph::paths
+  std::uint32_t from = 0;  // node indices
+  std::uint32_t to = 0;
+  std::uint32_t position = 0;  // the hop leaves the path's device at this position
+};
+
 struct TopologyGraph {
   std::string title;              // topology name with its parameters: "gb200-nvl72 (racks=2)"
   LevelIndex level = 0;           // the collapse level; device_level() for every device
@@ -96,9 +118,15 @@ struct TopologyGraph {
   std::vector<GraphCluster> clusters;  // in domain id order, so parents come first
   std::vector<GraphNode> nodes;   // domain nodes in domain id order, then device nodes in device id order
   std::vector<GraphEdge> edges;   // sorted by (a, b, family)
+  std::vector<GraphPath> paths;   // in the order given
+  std::vector<GraphHop> hops;     // by path, then position
 };
 
-/// Collapses `topology` at `level` (at most device_level(topology)).
-TopologyGraph collapse(const Topology& topology, LevelIndex level);
+/// Collapses `topology` at `level` (at most device_level(topology)), with
+/// `paths` drawn over it: every node a path touches gets a label line per
+/// path with the positions (1-based) of its devices there, "llama #1-8", or
+/// their count for a set, "serve (4)"; hops between nodes become GraphHops.
+/// Devices must belong to `topology`.
+TopologyGraph collapse(const Topology& topology, LevelIndex level, std::span<const DevicePath> paths = {});
 
 }  // namespace topoplan

@@ -1,0 +1,1 @@
+render groq --plan inputs/plan-h100-node0.yaml

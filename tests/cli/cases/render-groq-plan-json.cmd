@@ -1,0 +1,1 @@
+render groq --plan inputs/plan-groq-chain.yaml --level node --format json
