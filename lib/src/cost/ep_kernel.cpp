@@ -84,6 +84,8 @@ CollectiveCost pplx_dispatch(const CostModel& model, const CollectiveQuery& quer
   for (const TierCost& tier : cost.tiers())
     if (tier.tier == Tier::scale_up) inside_wire = std::max(inside_wire, tier.time_us);
   cost.outside_us = cost.nodes > 1 ? std::max(0.0, cost.time_us - kNvlinkFixedUs - inside_wire) : 0.0;
+  // NCCL's candidates priced another kernel: they do not apply.
+  cost.candidate_count = 0;
   if (terms) *terms = t;
   return cost;
 }
