@@ -113,7 +113,8 @@ int run_cost(const CostOptions& o) {
     query.bytes = parse_byte_size(o.size, "--size");
   if (o.first && *o.first < 1) throw InputError({"--first", 0, 0}, "must be at least 1");
   const std::optional<EpKernel> parsed_kernel = parse_ep_kernel(o.ep_kernel);
-  if (!parsed_kernel) throw InputError({"--ep-kernel", 0, 0}, fmt::format("unknown kernel '{}' (nccl or pplx)", o.ep_kernel));
+  if (!parsed_kernel)
+    throw InputError({"--ep-kernel", 0, 0}, fmt::format("unknown kernel '{}' (nccl or pplx)", o.ep_kernel));
   const EpKernel kernel = *parsed_kernel;
   std::uint64_t message = 0;
   if (kernel == EpKernel::pplx) {

@@ -20,8 +20,8 @@ std::vector<DeviceId> first(const Topology& t, std::size_t n) {
   return {t.accelerators().begin(), t.accelerators().begin() + static_cast<std::ptrdiff_t>(n)};
 }
 
-constexpr std::uint64_t kToken = 7168;                 // one token's FP8 hidden state
-constexpr std::uint64_t kBytes = 128 * 8 * kToken;     // 128 tokens x top-8
+constexpr std::uint64_t kToken = 7168;              // one token's FP8 hidden state
+constexpr std::uint64_t kBytes = 128 * 8 * kToken;  // 128 tokens x top-8
 
 }  // namespace
 

@@ -19,18 +19,18 @@ constexpr double kNvlinkFixedUs = 41.6;
 // Across nodes (IBGDA: the GPU posts its own RDMA writes), a least-squares fit
 // of relative error on four points, 1 token per GPU on EP16 and EP128 and 128
 // tokens per GPU on EP32 and EP128 (fit points a20, a23, a24, a25), with the
-// wire term of the link model: a fixed 97.1 us, 0.220 us for each remote peer
-// (the kernel exchanges token counts with every peer before the data, so the
-// 1-token time grows with the peers: 102.7, 115.7, 121.0, 125.9 us for 8, 24,
-// 56, 120 remote peers), and 6.33 us for each put a peer receives. The kernel
-// sends one put with signal per token and expert
-// (csrc/all_to_all/internode_dispatch.cu), so a rank's puts spread over all
-// its peers and the 128-token time falls as peers grow (622, 428, 317, 308 us
-// on 2, 4, 8, 16 nodes) while the bytes each NIC carries grow. 6.33 us is far
-// above the wire time of one 7 KiB put at 50 GB/s (0.14 us) and above a
-// ConnectX-7's message rate; it is of the order of one fabric round trip, as
-// if the puts to one peer were completed one after another. That mechanism is
-// not documented by the kernel's authors: the figure is fitted, not derived.
+// wire term of one 50 GB/s NIC per GPU (bench/fit_pplx_dispatch.py): a fixed
+// 97.1 us, 0.220 us for each remote peer (the kernel exchanges token counts
+// with every peer before the data, so the 1-token time grows with the peers:
+// 102.7, 115.7, 121.0, 125.9 us for 8, 24, 56, 120 remote peers), and 6.33 us
+// for each put a peer receives. The kernel sends one put with signal per token
+// and expert (csrc/all_to_all/internode_dispatch.cu), so a rank's puts spread
+// over all its peers and the 128-token time falls as peers grow (622, 428, 317,
+// 308 us on 2, 4, 8, 16 nodes) while the bytes each NIC carries grow. 6.33 us
+// is far above the wire time of one 7 KiB put at 50 GB/s (0.14 us) and above a
+// ConnectX-7's message rate; it is of the order of one fabric round trip, as if
+// the puts to one peer were completed one after another. That mechanism is not
+// documented by the kernel's authors: the figure is fitted, not derived.
 constexpr double kIbgdaFixedUs = 97.1;
 constexpr double kIbgdaPerRemotePeerUs = 0.220;
 constexpr double kIbgdaPerPutUs = 6.33;
@@ -39,8 +39,10 @@ constexpr double kIbgdaPerPutUs = 6.33;
 
 std::string_view ep_kernel_name(EpKernel kernel) {
   switch (kernel) {
-    case EpKernel::nccl: return "nccl";
-    case EpKernel::pplx: return "pplx";
+    case EpKernel::nccl:
+      return "nccl";
+    case EpKernel::pplx:
+      return "pplx";
   }
   return "nccl";
 }

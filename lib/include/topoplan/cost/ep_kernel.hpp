@@ -23,9 +23,9 @@ std::optional<EpKernel> parse_ep_kernel(std::string_view name);
 
 /// The terms of a pplx-kernels dispatch, in microseconds.
 struct EpDispatchTerms {
-  double fixed_us = 0;      // launch and the token-count exchange with every remote peer
-  double per_put_us = 0;    // puts each peer receives x the cost of one put
-  double wire_us = 0;       // the bytes over the busiest tier of the link model
+  double fixed_us = 0;    // launch and the token-count exchange with every remote peer
+  double per_put_us = 0;  // puts each peer receives x the cost of one put
+  double wire_us = 0;     // the bytes over the busiest tier of the link model
 };
 
 /// Prices a pplx-kernels dispatch of `query.bytes` per rank sent as puts of
