@@ -3,11 +3,14 @@
 #include <memory>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "cli_support.hpp"
 #include "command.hpp"
 #include "topoplan/cost/byte_size.hpp"
 #include "topoplan/cost/cost_model.hpp"
 #include "topoplan/cost/cost_report.hpp"
+#include "topoplan/cost/ep_kernel.hpp"
 #include "topoplan/cost/rank_set.hpp"
 #include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/placement/plan_io.hpp"
@@ -29,6 +32,8 @@ struct CostOptions {
   std::string job;
   std::optional<long long> replica;
   std::string algorithm = "auto";
+  std::string ep_kernel = "nccl";
+  std::string message_size;
   Format format = Format::text;
 };
 
@@ -107,6 +112,24 @@ int run_cost(const CostOptions& o) {
   else
     query.bytes = parse_byte_size(o.size, "--size");
   if (o.first && *o.first < 1) throw InputError({"--first", 0, 0}, "must be at least 1");
+  const std::optional<EpKernel> parsed_kernel = parse_ep_kernel(o.ep_kernel);
+  if (!parsed_kernel)
+    throw InputError({"--ep-kernel", 0, 0}, fmt::format("unknown kernel '{}' (nccl or pplx)", o.ep_kernel));
+  const EpKernel kernel = *parsed_kernel;
+  std::uint64_t message = 0;
+  if (kernel == EpKernel::pplx) {
+    // pplx-kernels' model prices one dispatch of one size by its puts.
+    if (query.op != Collective::alltoall)
+      throw InputError({"--ep-kernel", 0, 0}, "pplx prices an expert-parallel dispatch: use --collective alltoall");
+    if (range) throw InputError({"--ep-kernel", 0, 0}, "pplx prices one size; give --size, not --sweep");
+    if (o.algorithm != "auto")
+      throw InputError({"--ep-kernel", 0, 0}, "pplx sends its own puts; --algorithm names NCCL's algorithms");
+    if (o.message_size.empty())
+      throw InputError({"--ep-kernel", 0, 0}, "pplx needs --message-size, the bytes of one token's hidden state");
+    message = parse_byte_size(o.message_size, "--message-size");
+  } else if (!o.message_size.empty()) {
+    throw InputError({"--message-size", 0, 0}, "is the put size of --ep-kernel pplx");
+  }
   // --job and --replica pick ranks out of a plan; without one they would be ignored.
   if (o.plan.empty() && !o.job.empty())
     throw InputError({"--job", 0, 0}, "names a job of a plan; give the plan with --plan PLAN");
@@ -128,6 +151,14 @@ int run_cost(const CostOptions& o) {
 
   CostModel model(topology);
   query.ranks = ranks;
+  if (kernel == EpKernel::pplx) {
+    CollectiveCost cost = pplx_dispatch(model, query, message);
+    if (o.format == Format::json)
+      write_cost_json(std::cout, model, cost);
+    else
+      write_cost_text(std::cout, model, cost);
+    return kSuccess;
+  }
   if (range) {
     std::vector<CollectiveCost> sweep = model.sweep(query, range->from, range->to);
     if (o.format == Format::json)
@@ -173,6 +204,13 @@ Action setup_cost(CLI::App& command) {
                      "auto (NCCL's choice), ring, tree, nvls, nvlstree, hierarchical, p2p, or what auto may "
                      "choose from in NCCL_ALGO's syntax: ring,tree or ^nvls,nvlstree")
       ->option_text("ALGO");
+  command.add_option("--ep-kernel", o->ep_kernel,
+                     "the library that runs an alltoall as expert-parallel dispatch: nccl (default) or pplx "
+                     "(pplx-kernels, priced by its puts per peer)")
+      ->option_text("KERNEL");
+  command.add_option("--message-size", o->message_size, "with --ep-kernel pplx: the bytes of one put (one token's "
+                                                        "hidden state: 7168 for DeepSeek-V3 in FP8)")
+      ->option_text("SIZE");
   add_format_option(command, o->format);
   command.footer(
       "Prints the time, algbw and busbw (nccl-tests definitions), the algorithm and protocol\n"
@@ -187,6 +225,7 @@ Action setup_cost(CLI::App& command) {
       "  topoplan cost dgx-h100:nodes=2 -c alltoall -s 256MiB --devices 'h100-0000[0-1]'\n"
       "  topoplan cost dgx-h100:nodes=1 -c allreduce --sweep 1K:16G --format json\n"
       "  topoplan cost gb200-nvl72:racks=20 -c allreduce -s 1G -n 1440 --algorithm ^nvls,nvlstree\n"
+      "  topoplan cost dgx-h100:nodes=2 -c alltoall -s 7MiB --ep-kernel pplx --message-size 7168\n"
       "  topoplan plan gb200-nvl72:racks=8 samples/jobs-nvl72.yaml -o plan.yaml\n"
       "  topoplan cost gb200-nvl72:racks=8 -c allreduce -s 1G --plan plan.yaml --job pretrain-405b\n"
       "  topoplan cost gb200-nvl72:racks=8 --plan plan.yaml --job pretrain-405b");

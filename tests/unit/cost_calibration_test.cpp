@@ -43,20 +43,43 @@ void check_bounds(const char* what, const CalibrationStats& st, double scale) {
   CHECK(st.worst_ratio < 2.0 * scale);
 }
 
+// What the model reaches today, a little above it: a change that makes any
+// statistic worse than this fails, even inside the bounds.
+struct Reached {
+  double median;
+  double p90;
+  double worst;
+};
+
+void check_reached(const char* what, const CalibrationStats& st, Reached r) {
+  INFO(what << ": median " << st.median << ", p90 " << st.p90 << ", worst x" << st.worst_ratio);
+  CHECK(st.median <= r.median);
+  CHECK(st.p90 <= r.p90);
+  CHECK(st.worst_ratio < r.worst);
+}
+
 }  // namespace
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 15.
-  REQUIRE(s.results.size() == 68);
+  // The team's 50 points and topoplan's 25.
+  REQUIRE(s.results.size() == 75);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
   check_bounds("check", s.check, 1.5);
+  // Measured 2026-12-02, with pplx-kernels' dispatch priced by its puts
+  // (c47-c49 checks, a19-a25 added): all 4.0 %, 19.9 %, x1.59; fit 2.7 %,
+  // 9.5 %, x1.20; check 4.8 %, 27.4 %, x1.59 (bench/topoplan_calibration).
+  // The check p90 rose from 23.4 % only because the set changed: c47-c49
+  // (now checks, within 30 %) moved the 90th-percentile rank onto a9 (27.4 %, a multi-rack NVL72 point).
+  check_reached("all", s.all, {0.05, 0.21, 1.65});
+  check_reached("fit", s.fit, {0.03, 0.10, 1.25});
+  check_reached("check", s.check, {0.05, 0.28, 1.65});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());
-  CHECK(s.outliers.count <= 4);
+  CHECK(s.outliers.count <= 2);
   CHECK(s.outliers.worst_ratio < 4.0);
   for (const CalibrationResult& r : s.results) {
     INFO(r.point.id);

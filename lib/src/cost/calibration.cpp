@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "topoplan/cost/ep_kernel.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan {
@@ -198,6 +199,18 @@ CalibrationSummary run_calibration(const std::vector<CalibrationPoint>& points,
     q.op = *op;
     q.bytes = setup->size_bytes ? setup->size_bytes : p.size_bytes;
     const std::string algorithm = setup->algorithm.empty() ? p.algorithm : setup->algorithm;
+    CalibrationResult r;
+    r.point = p;
+    r.setup = *setup;
+    // A kernel library instead of NCCL: `pplx:MESSAGE_BYTES`.
+    if (algorithm.rfind("pplx:", 0) == 0) {
+      const auto message = number<std::uint64_t>(algorithm.substr(5), "calibration-setups.csv", 0, "message size");
+      r.cost = pplx_dispatch(*loaded.model, q, message);
+      r.model = compared_value(r);
+      r.error = (r.model - p.value) / p.value;
+      summary.results.push_back(std::move(r));
+      continue;
+    }
     // One algorithm is requested; a list (NCCL_ALGO syntax) restricts auto.
     if (auto a = parse_algorithm(algorithm)) {
       q.algorithm = *a;
@@ -206,9 +219,6 @@ CalibrationSummary run_calibration(const std::vector<CalibrationPoint>& points,
     } else {
       throw InputError({}, fmt::format("calibration point {}: unknown algorithm '{}'", p.id, algorithm));
     }
-    CalibrationResult r;
-    r.point = p;
-    r.setup = *setup;
     r.cost = loaded.model->collective(q);
     r.model = compared_value(r);
     r.error = (r.model - p.value) / p.value;
