@@ -23,13 +23,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "bench_support.hpp"
 #include "topoplan/io/topology_source.hpp"
 #include "topoplan/simulate/simulation_metrics.hpp"
 #include "topoplan/simulate/simulator.hpp"
@@ -38,6 +37,8 @@
 namespace {
 
 using namespace topoplan;
+using bench::slurp;
+using bench::split;
 
 constexpr double kTargetSeconds = 10;
 constexpr double kTargetMiB = 1024;
@@ -49,22 +50,6 @@ struct Options {
   double load = 0.9;
   std::vector<std::string> policies = {"topo", "kueue", "slurm", "naive"};
 };
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct Result {
   double seconds = 0;
