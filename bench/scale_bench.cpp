@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -175,8 +176,8 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   bool ok = true;
   for (double f : sizes) {
-    const auto racks = static_cast<std::uint32_t>(full_racks * f + 0.5);
-    const auto jobs = static_cast<std::size_t>(static_cast<double>(full_jobs) * f + 0.5);
+    const auto racks = static_cast<std::uint32_t>(std::lround(full_racks * f));
+    const auto jobs = static_cast<std::size_t>(std::lround(static_cast<double>(full_jobs) * f));
     const bool full = f >= 1.0;
     const std::string topo = fmt::format("gb200-nvl72:racks={}", racks);
     const std::string size = fmt::format("{}j/{}g", jobs, racks * 72);

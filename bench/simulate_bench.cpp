@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -135,8 +136,8 @@ int main(int argc, char** argv) {
              "wall s", "cpu s", "peak MiB", "jct mean", "wait mean", "util", "never");
   bool missed = false;
   for (double size : o.sizes) {
-    const auto nodes = static_cast<std::size_t>(static_cast<double>(o.nodes) * size + 0.5);
-    const auto jobs = static_cast<std::size_t>(static_cast<double>(o.jobs) * size + 0.5);
+    const auto nodes = static_cast<std::size_t>(std::lround(static_cast<double>(o.nodes) * size));
+    const auto jobs = static_cast<std::size_t>(std::lround(static_cast<double>(o.jobs) * size));
     Topology topology =
         load_topology(fmt::format("dgx-h100:nodes={}", nodes), [](const std::string&) { return std::nullopt; });
     TraceOptions trace_options;
