@@ -26,13 +26,12 @@
 // No target: the figures are printed, not fitted; exit 1 only when a run fails.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "bench_support.hpp"
 #include "topoplan/formats/topology_import.hpp"
 #include "topoplan/simulate/allocation_at_load.hpp"
 #include "topoplan/simulate/trace.hpp"
@@ -40,22 +39,8 @@
 namespace {
 
 using namespace topoplan;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
+using bench::slurp;
+using bench::split;
 
 }  // namespace
 

@@ -10,13 +10,12 @@
 // has no more problems than topo's places more jobs, or as many in less
 // total time.
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "bench_support.hpp"
 #include "topoplan/io/topology_source.hpp"
 #include "topoplan/model/fabric.hpp"
 #include "topoplan/placement/comparison.hpp"
@@ -36,17 +35,11 @@ constexpr Mix kMixes[] = {
     {"pcie-8gpu:nodes=32", "samples/jobs-pcie-fleet.yaml"},
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace topoplan;
+  using bench::slurp;
   std::string root = argc > 1 ? argv[1] : TOPOPLAN_SOURCE_DIR;
   const std::vector<std::string> policies = {"topo", "kueue", "slurm", "naive"};
   bool ok = true;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -36,6 +37,7 @@
 
 #include <fmt/format.h>
 
+#include "bench_support.hpp"
 #include "scale_mix.hpp"
 #include "topoplan/io/topology_source.hpp"
 #include "topoplan/placement/job_pricer.hpp"
@@ -94,13 +96,6 @@ Run run(const std::vector<std::string>& argv, const std::filesystem::path& dir, 
   return best;
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::vector<double> parse_sizes(const std::string& text) {
   std::vector<double> out;
   std::stringstream s(text);
@@ -121,7 +116,7 @@ std::string plan_figures(const std::string& topo, const std::filesystem::path& p
     std::string out;
     try {
       auto topology = topoplan::load_topology(topo, [](const std::string&) { return std::optional<std::string>(); });
-      topoplan::Plan p = topoplan::parse_plan_yaml(slurp(plan), plan.string(), topology);
+      topoplan::Plan p = topoplan::parse_plan_yaml(topoplan::bench::slurp(plan.string()), plan.string(), topology);
       topoplan::JobPricer pricer(topology);
       topoplan::price_plan(topology, p, &pricer);
       out = fmt::format("placed {}/{}, comm {:.1f} s/step", p.summary.placed, p.summary.jobs,
@@ -181,8 +176,8 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   bool ok = true;
   for (double f : sizes) {
-    const auto racks = static_cast<std::uint32_t>(full_racks * f + 0.5);
-    const auto jobs = static_cast<std::size_t>(static_cast<double>(full_jobs) * f + 0.5);
+    const auto racks = static_cast<std::uint32_t>(std::lround(full_racks * f));
+    const auto jobs = static_cast<std::size_t>(std::lround(static_cast<double>(full_jobs) * f));
     const bool full = f >= 1.0;
     const std::string topo = fmt::format("gb200-nvl72:racks={}", racks);
     const std::string size = fmt::format("{}j/{}g", jobs, racks * 72);

@@ -21,15 +21,15 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "bench_support.hpp"
 #include "topoplan/io/topology_source.hpp"
 #include "topoplan/simulate/simulation_metrics.hpp"
 #include "topoplan/simulate/simulator.hpp"
@@ -38,6 +38,8 @@
 namespace {
 
 using namespace topoplan;
+using bench::slurp;
+using bench::split;
 
 constexpr double kTargetSeconds = 10;
 constexpr double kTargetMiB = 1024;
@@ -49,22 +51,6 @@ struct Options {
   double load = 0.9;
   std::vector<std::string> policies = {"topo", "kueue", "slurm", "naive"};
 };
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct Result {
   double seconds = 0;
@@ -150,8 +136,8 @@ int main(int argc, char** argv) {
              "wall s", "cpu s", "peak MiB", "jct mean", "wait mean", "util", "never");
   bool missed = false;
   for (double size : o.sizes) {
-    const auto nodes = static_cast<std::size_t>(static_cast<double>(o.nodes) * size + 0.5);
-    const auto jobs = static_cast<std::size_t>(static_cast<double>(o.jobs) * size + 0.5);
+    const auto nodes = static_cast<std::size_t>(std::lround(static_cast<double>(o.nodes) * size));
+    const auto jobs = static_cast<std::size_t>(std::lround(static_cast<double>(o.jobs) * size));
     Topology topology =
         load_topology(fmt::format("dgx-h100:nodes={}", nodes), [](const std::string&) { return std::nullopt; });
     TraceOptions trace_options;

@@ -16,8 +16,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "topoplan/formats/topology_import.hpp"
-#include "topoplan/io/topology_source.hpp"
+#include "topoplan/formats/topology_argument.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan::cli {
@@ -110,27 +109,9 @@ void refuse_directory(const std::string& path) {
 }
 
 Topology load_topology_argument(const std::string& argument, const std::vector<std::string>& level_labels) {
-  // A file is read once: it may be a pipe (<(...), /dev/stdin).
-  std::optional<std::string> text;
-  if (!find_builtin_topology(parse_topology_argument(argument).target)) {
-    text = read_file(argument);
-    if (text && is_k8s_node_list(*text)) {
-      ImportOptions options;
-      options.level_labels = level_labels;
-      options.cpu_nodes = true;  // a Kueue flavor may hold CPU nodes too
-      std::vector<ImportSource> sources{{argument, *text}};
-      ImportResult result = find_import_format("k8s-nodes")->run(sources, options);
-      print_warnings(result.warnings);
-      return std::move(result.topology);
-    }
-    if (text && is_openb_node_list(*text)) {
-      std::vector<ImportSource> sources{{argument, *text}};
-      ImportResult result = find_import_format("openb-nodes")->run(sources, {});
-      print_warnings(result.warnings);
-      return std::move(result.topology);
-    }
-  }
-  return load_topology(argument, [&](const std::string& path) { return text && path == argument ? text : read_file(path); });
+  ImportResult result = topoplan::load_topology_argument(argument, read_file, {level_labels});
+  print_warnings(result.warnings);
+  return std::move(result.topology);
 }
 
 namespace {

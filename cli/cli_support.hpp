@@ -43,12 +43,9 @@ std::string read_input(const std::string& path);
 /// before anything is computed or its extension is looked at.
 void refuse_directory(const std::string& path);
 
-/// Loads a TOPO argument: a built-in name or a file, with `:key=value`
-/// settings. A file that is a Kubernetes node list (kubectl get nodes) is
-/// imported as `import --from k8s-nodes --cpu-nodes` would, with
-/// `level_labels` as its --levels (none: the label scheme the nodes carry);
-/// an Alibaba openb node list as `import --from openb-nodes` would. The
-/// importer's warnings go to stderr.
+/// Loads a TOPO argument (topoplan::load_topology_argument: a built-in, a
+/// topology file, a Kubernetes or openb node list) from the file system,
+/// with `level_labels` as a node list's --levels; warnings go to stderr.
 Topology load_topology_argument(const std::string& argument, const std::vector<std::string>& level_labels = {});
 
 /// Writes `content` to `path` through a temporary file in the same directory

@@ -14,15 +14,6 @@ using namespace cost_test;
 
 namespace {
 
-std::string error_of(const CostModel& model, const CollectiveQuery& q) {
-  try {
-    model.collective(q);
-  } catch (const InputError& e) {
-    return e.diagnostics().front().message;
-  }
-  return "";
-}
-
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace

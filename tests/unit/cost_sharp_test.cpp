@@ -24,17 +24,6 @@ std::string with_sharp(std::string yaml, const std::string& device) {
   return yaml;
 }
 
-std::string error_of(const CostModel& model, const CollectiveQuery& q) {
-  try {
-    model.collective(q);
-  } catch (const InputError& e) {
-    return e.diagnostics().front().message;
-  }
-  return "";
-}
-
-constexpr std::uint64_t kOneGiB = std::uint64_t{1} << 30;
-
 }  // namespace
 
 TEST_CASE("in-network reduction needs the label on every switch above the NICs") {
@@ -67,14 +56,14 @@ TEST_CASE("with SHARP a large all-reduce across NVLink domains runs NVLS through
   const std::string boxes = with_sharp(kBoxes, "leaf");
   const Topology t = parse(boxes.c_str(), {{"nodes", "4"}});
   CostModel model(t, CostModelOptions{.size_efficiency = false});
-  const CollectiveCost c = model.collective({first(t, 32), Collective::allreduce, kOneGiB});
+  const CollectiveCost c = model.collective({first(t, 32), Collective::allreduce, kGiB});
   REQUIRE(c.algorithm == Algorithm::nvls);
   CHECK(c.islands == 4);
   // By hand: each box's 8 NVLS heads drive their own NIC at 48.0 GB/s (the
   // PCIe Gen5 x16 path, 63.0 x 0.762, below the NIC's 50), 384 GB/s a box;
   // NCCL charges them busBw = 2 (n - 1) / n x S = 1.9375 S. The NVLS side,
   // 9/8 S at min(18 x 25 x 0.824 x 0.85, 16 x 20) = 315.2 GB/s, is faster.
-  const double network_us = 1.9375 * static_cast<double>(kOneGiB) / (8 * 63.0 * 0.762 * 1e3);
+  const double network_us = 1.9375 * static_cast<double>(kGiB) / (8 * 63.0 * 0.762 * 1e3);
   CHECK(c.time_us - c.latency_us == Approx(network_us).epsilon(0.005));
   REQUIRE(c.bottleneck != kNone);
   CHECK(c.tiers()[c.bottleneck].tier == Tier::island);
@@ -87,7 +76,7 @@ TEST_CASE("with SHARP a large all-reduce across NVLink domains runs NVLS through
   // takes 2 log2(4) network latencies: slower.
   const Topology plain = parse(kBoxes, {{"nodes", "4"}});
   CostModel without(plain, CostModelOptions{.size_efficiency = false});
-  const CollectiveCost tree = without.collective({first(plain, 32), Collective::allreduce, kOneGiB});
+  const CollectiveCost tree = without.collective({first(plain, 32), Collective::allreduce, kGiB});
   CHECK(tree.algorithm == Algorithm::nvlstree);
   CHECK(c.time_us < tree.time_us);
   CHECK(c.latency_us < tree.latency_us);
@@ -96,7 +85,7 @@ TEST_CASE("with SHARP a large all-reduce across NVLink domains runs NVLS through
   // NVLS's 1.875 S; NCCL's tuner picks NVLSTree there, SHARP or not.
   const Topology two = parse(boxes.c_str(), {{"nodes", "2"}});
   CostModel pair(two);
-  CHECK(pair.collective({first(two, 16), Collective::allreduce, kOneGiB}).algorithm == Algorithm::nvlstree);
+  CHECK(pair.collective({first(two, 16), Collective::allreduce, kGiB}).algorithm == Algorithm::nvlstree);
 }
 
 TEST_CASE("SHARP changes nothing inside one NVLink domain and is refused where it cannot run") {
@@ -105,15 +94,15 @@ TEST_CASE("SHARP changes nothing inside one NVLink domain and is refused where i
   const Topology plain = parse(kBoxes, {{"nodes", "2"}});
   CostModel model(t);
   CostModel without(plain);
-  for (std::uint64_t size : {std::uint64_t{4096}, kOneGiB}) {
+  for (std::uint64_t size : {std::uint64_t{4096}, kGiB}) {
     const CollectiveCost a = model.collective({first(t, 8), Collective::allreduce, size});
     const CollectiveCost b = without.collective({first(plain, 8), Collective::allreduce, size});
     CHECK(a.time_us == b.time_us);
     CHECK(a.algorithm == b.algorithm);
   }
-  CHECK_THAT(error_of(model, {first(t, 16), Collective::allgather, kOneGiB, Algorithm::nvls}),
+  CHECK_THAT(error_of(model, {first(t, 16), Collective::allgather, kGiB, Algorithm::nvls}),
              Catch::Contains("allreduce only"));
-  CHECK_THAT(error_of(without, {first(plain, 16), Collective::allreduce, kOneGiB, Algorithm::nvls}),
+  CHECK_THAT(error_of(without, {first(plain, 16), Collective::allreduce, kGiB, Algorithm::nvls}),
              Catch::Contains("topoplan.io/in-network-reduction=sharp"));
   // Small all-reduces still take NCCL's low-latency choice.
   CHECK(model.collective({first(t, 16), Collective::allreduce, 4096}).protocol == Protocol::ll);

@@ -1,5 +1,6 @@
 // Small topologies for the cost-model tests, written as YAML so that every
-// number the expectations use is visible here.
+// number the expectations use is visible here, and the helpers the tests
+// share to pick ranks and read refusals.
 #pragma once
 
 #include <cmath>
@@ -10,6 +11,7 @@
 #include "topoplan/cost/rank_set.hpp"
 #include "topoplan/io/topology_yaml.hpp"
 #include "topoplan/model/topology.hpp"
+#include "topoplan/support/error.hpp"
 
 namespace cost_test {
 
@@ -198,5 +200,15 @@ inline std::vector<topoplan::DeviceId> named(const topoplan::Topology& t, const 
 }
 
 inline constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+
+/// The message with which the model refuses `q`, or "" when it prices it.
+inline std::string error_of(const topoplan::CostModel& model, const topoplan::CollectiveQuery& q) {
+  try {
+    model.collective(q);
+  } catch (const topoplan::InputError& e) {
+    return e.diagnostics().front().message;
+  }
+  return "";
+}
 
 }  // namespace cost_test

@@ -90,3 +90,28 @@ TEST_CASE("name patterns glob with hostlist brackets") {
   CHECK_FALSE(p.matches("n001"));
   CHECK_FALSE(p.parse("gpu[", error));
 }
+
+TEST_CASE("name patterns of many alternatives match as the alternatives one by one would") {
+  // Past a few alternatives the pattern indexes them by their literal start;
+  // every shape (literal, prefix, glob, any) must still be found.
+  NamePattern p;
+  std::string error;
+  REQUIRE(p.parse("r[0000-1819]-n*/gpu?,spare[1-20],x*[0-9]y,c[0-9]", error));
+  CHECK(p.matches("r0000-n00/gpu3"));
+  CHECK(p.matches("r1819-n17/gpu0"));
+  CHECK_FALSE(p.matches("r1820-n00/gpu0"));
+  CHECK_FALSE(p.matches("r0000-n00/gpu10"));
+  CHECK(p.matches("spare7"));
+  CHECK_FALSE(p.matches("spare21"));
+  CHECK(p.matches("xabc5y"));
+  CHECK_FALSE(p.matches("xabc5z"));
+  CHECK(p.matches("c9"));
+  CHECK_FALSE(p.matches("c10"));
+  REQUIRE(p.parse("n[0-20],*", error));
+  CHECK(p.matches("anything"));
+  REQUIRE(p.parse("n[0-20],m*", error));
+  CHECK(p.matches("m"));
+  CHECK(p.matches("n20"));
+  CHECK_FALSE(p.matches("n21"));
+  CHECK_FALSE(p.matches(""));
+}

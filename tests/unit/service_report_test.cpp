@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "service_fixtures.hpp"
 #include "test_presets.hpp"
 #include "topoplan/cost/cost_model.hpp"
 #include "topoplan/placement/job_pricer.hpp"
@@ -15,6 +16,7 @@
 #include "topoplan/placement/plan_io.hpp"
 
 using namespace topoplan;
+using topoplan::test::chat70b;
 using topoplan::test::preset;
 
 namespace {
@@ -57,32 +59,12 @@ std::vector<std::set<DomainId>> racks_of(const Topology& t, const Plan& p, std::
   return out;
 }
 
-const char* kChat = R"(jobs:
-  - name: chat-70b
-    slices: 3
-    pack: rack
-    availability: {level: rack, survive: 1, min_slices: 2}
-    roles:
-      prefill: {replicas: 2, gpus_per_replica: 4, parallelism: {tp: 4}}
-      decode:  {replicas: 1, gpus_per_replica: 8, parallelism: {tp: 8}}
-    workload: {parameters: 70B, kv_bytes_per_token: 320KiB, prompt_tokens: 8000, output_tokens: 500}
-    tenant: search
-    isolation: nvlink-domain
-)";
+// chat-70b of one tenant, isolated to its NVLink domains.
+const std::string kChat = chat70b("    tenant: search\n    isolation: nvlink-domain\n");
 
 // chat-70b's job spec with its slices placed by hand.
 std::string chat_plan(const std::string& slice1, const std::string& slice2, const std::string& slice3) {
-  return std::string(R"(jobs:
-  - name: chat-70b
-    slices: 3
-    pack: rack
-    availability: {level: rack, survive: 1, min_slices: 2}
-    roles:
-      prefill: {replicas: 2, gpus_per_replica: 4, parallelism: {tp: 4}}
-      decode:  {replicas: 1, gpus_per_replica: 8, parallelism: {tp: 8}}
-    workload: {parameters: 70B, kv_bytes_per_token: 320KiB, prompt_tokens: 8000, output_tokens: 500}
-    replica_devices: [")") +
-         slice1 + "\", \"" + slice2 + "\", \"" + slice3 + "\"]\n";
+  return chat70b("    replica_devices: [\"" + slice1 + "\", \"" + slice2 + "\", \"" + slice3 + "\"]\n");
 }
 
 }  // namespace

@@ -4,31 +4,25 @@
 
 #include <catch2/catch.hpp>
 
+#include "service_fixtures.hpp"
 #include "test_presets.hpp"
 #include "topoplan/placement/job.hpp"
 #include "topoplan/placement/jobs_yaml.hpp"
 
 using namespace topoplan;
+using topoplan::test::chat70b;
 using topoplan::test::preset;
 
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-const char* kChat70b = R"(jobs:
-  - name: chat-70b
-    kind: inference
-    slices: 3                       # copies of the whole role set
-    pack: rack                      # each slice inside one rack
-    availability: {level: rack, survive: 1, min_slices: 2}
-    roles:
-      prefill: {replicas: 2, gpus_per_replica: 4, parallelism: {tp: 4}}
-      decode:  {replicas: 1, gpus_per_replica: 8, parallelism: {tp: 8}}
-    workload: {parameters: 70B, kv_bytes_per_token: 320KiB, prompt_tokens: 8000, output_tokens: 500}
+// chat-70b with everything a service may say.
+const std::string kChat70b = chat70b(R"(    kind: inference
     slo: {ttft_ms: 800, tpot_ms: 40}
     tenant: search
     isolation: nvlink-domain
-)";
+)");
 
 std::string error_of(const std::string& yaml) {
   try {

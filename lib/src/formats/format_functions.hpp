@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 
+#include "io/yaml_tree.hpp"
 #include "topoplan/formats/plan_export.hpp"
 #include "topoplan/formats/topology_export.hpp"
 #include "topoplan/formats/topology_import.hpp"
@@ -13,6 +14,10 @@ namespace topoplan::formats {
 
 ImportResult import_slurm(std::span<const ImportSource> sources, const ImportOptions& options);
 ImportResult import_k8s_nodes(std::span<const ImportSource> sources, const ImportOptions& options);
+/// import_k8s_nodes of one file already parsed (its `documents`), for a
+/// reader that parsed it to tell what it is.
+ImportResult import_k8s_node_documents(std::span<const yaml::Node> documents, const std::string& path,
+                                       const ImportOptions& options);
 ImportResult import_nccl_xml(std::span<const ImportSource> sources, const ImportOptions& options);
 ImportResult import_nvidia_smi(std::span<const ImportSource> sources, const ImportOptions& options);
 ImportResult import_topograph(std::span<const ImportSource> sources, const ImportOptions& options);

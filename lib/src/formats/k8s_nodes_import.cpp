@@ -45,6 +45,7 @@
 //   (shared/reference/hardware.md 5.1). So the cost model and the planner see
 //   one scale-up island per clique.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -54,9 +55,9 @@
 #include "format_functions.hpp"
 #include "import_support.hpp"
 #include "io/kubernetes_list.hpp"
+#include "io/kubernetes_names.hpp"
 #include "io/yaml_support.hpp"
 #include "k8s_label_schemes.hpp"
-#include "kubernetes_names.hpp"
 #include "topoplan/formats/node_type.hpp"
 #include "topoplan/io/topology_yaml.hpp"
 #include "topoplan/model/topology_builder.hpp"
@@ -636,9 +637,10 @@ class TopologyAssembler {
   std::vector<std::string> unhealthy_;
 };
 
-}  // namespace
-
-ImportResult import_k8s_nodes(std::span<const ImportSource> sources, const ImportOptions& options) {
+// What both entry points share: `sources` name the topology and its
+// description; `read` hands every node document to a reader.
+ImportResult import_nodes(std::span<const ImportSource> sources, const ImportOptions& options,
+                          const std::function<void(DiagnosticSink&, std::vector<NodeRecord>&)>& read) {
   ImportResult result;
   auto fabric = find_link_type(options.fabric_link);
   if (!fabric) {
@@ -650,10 +652,7 @@ ImportResult import_k8s_nodes(std::span<const ImportSource> sources, const Impor
 
   DiagnosticSink sink;
   std::vector<NodeRecord> nodes;
-  for (const ImportSource& source : sources) {
-    NodeReader reader(source.path, sink, nodes);
-    for (const yaml::Node& doc : yaml::parse_all(source.text, source.path)) reader.document(doc);
-  }
+  read(sink, nodes);
   {
     std::map<std::string_view, const NodeRecord*> seen;
     for (const NodeRecord& n : nodes)
@@ -674,6 +673,26 @@ ImportResult import_k8s_nodes(std::span<const ImportSource> sources, const Impor
   sink.throw_if_any();
   result.topology = assembler.finish(sink, result.warnings);
   return result;
+}
+
+}  // namespace
+
+ImportResult import_k8s_nodes(std::span<const ImportSource> sources, const ImportOptions& options) {
+  return import_nodes(sources, options, [&](DiagnosticSink& sink, std::vector<NodeRecord>& nodes) {
+    for (const ImportSource& source : sources) {
+      NodeReader reader(source.path, sink, nodes);
+      for (const yaml::Node& doc : yaml::parse_all(source.text, source.path)) reader.document(doc);
+    }
+  });
+}
+
+ImportResult import_k8s_node_documents(std::span<const yaml::Node> documents, const std::string& path,
+                                       const ImportOptions& options) {
+  const ImportSource named[] = {{path, ""}};
+  return import_nodes(named, options, [&](DiagnosticSink& sink, std::vector<NodeRecord>& nodes) {
+    NodeReader reader(path, sink, nodes);
+    for (const yaml::Node& doc : documents) reader.document(doc);
+  });
 }
 
 }  // namespace topoplan::formats

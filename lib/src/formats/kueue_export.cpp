@@ -26,8 +26,8 @@
 #include <fmt/format.h>
 
 #include "format_functions.hpp"
+#include "io/kubernetes_names.hpp"
 #include "k8s_label_schemes.hpp"
-#include "kubernetes_names.hpp"
 
 namespace topoplan::formats {
 

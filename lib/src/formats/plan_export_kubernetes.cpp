@@ -25,7 +25,7 @@
 #include <fmt/format.h>
 
 #include "format_functions.hpp"
-#include "kubernetes_names.hpp"
+#include "io/kubernetes_names.hpp"
 #include "topoplan/placement/placement_check.hpp"
 #include "topoplan/formats/job_layout.hpp"
 #include "topoplan/io/hostlist.hpp"

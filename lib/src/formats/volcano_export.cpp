@@ -24,7 +24,7 @@
 #include <fmt/format.h>
 
 #include "format_functions.hpp"
-#include "kubernetes_names.hpp"
+#include "io/kubernetes_names.hpp"
 
 namespace topoplan::formats {
 

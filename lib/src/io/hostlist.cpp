@@ -1,5 +1,6 @@
 #include "topoplan/io/hostlist.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 
@@ -294,6 +295,27 @@ bool NamePattern::parse(std::string_view pattern, std::string& error) {
       shapes_.push_back(Shape::glob);
     }
   }
+  starts_.clear();
+  if (alternatives_.size() > kScannedAlternatives) {
+    std::vector<std::size_t> order(alternatives_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto start = [&](std::size_t i) {
+      const std::string& alt = alternatives_[i];
+      return shapes_[i] == Shape::glob ? alt.substr(0, alt.find_first_of("*?")) : shapes_[i] == Shape::any ? "" : alt;
+    };
+    std::vector<std::string> starts(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) starts[i] = start(i);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return starts[a] < starts[b]; });
+    std::vector<std::string> alternatives;
+    std::vector<Shape> shapes;
+    for (std::size_t i : order) {
+      alternatives.push_back(std::move(alternatives_[i]));
+      shapes.push_back(shapes_[i]);
+      starts_.push_back(std::move(starts[i]));
+    }
+    alternatives_ = std::move(alternatives);
+    shapes_ = std::move(shapes);
+  }
   return true;
 }
 
@@ -325,21 +347,30 @@ bool glob(std::string_view p, std::string_view s) {
 
 }  // namespace
 
+bool NamePattern::matches_alternative(std::size_t i, std::string_view name) const {
+  const std::string& alt = alternatives_[i];
+  switch (shapes_[i]) {
+    case Shape::any: return true;
+    case Shape::literal: return name == alt;
+    case Shape::prefix: return name.substr(0, alt.size()) == alt;
+    case Shape::glob: return glob(alt, name);
+  }
+  return false;
+}
+
 bool NamePattern::matches(std::string_view name) const {
-  for (std::size_t i = 0; i < alternatives_.size(); ++i) {
-    const std::string& alt = alternatives_[i];
-    switch (shapes_[i]) {
-      case Shape::any: return true;
-      case Shape::literal:
-        if (name == alt) return true;
-        break;
-      case Shape::prefix:
-        if (name.substr(0, alt.size()) == alt) return true;
-        break;
-      case Shape::glob:
-        if (glob(alt, name)) return true;
-        break;
-    }
+  if (starts_.empty()) {
+    for (std::size_t i = 0; i < alternatives_.size(); ++i)
+      if (matches_alternative(i, name)) return true;
+    return false;
+  }
+  // Only alternatives whose literal start is a prefix of the name can match.
+  for (std::size_t length = 0; length <= name.size(); ++length) {
+    const std::string_view head = name.substr(0, length);
+    auto first = std::lower_bound(starts_.begin(), starts_.end(), head,
+                                  [](const std::string& a, std::string_view b) { return a < b; });
+    for (auto it = first; it != starts_.end() && *it == head; ++it)
+      if (matches_alternative(static_cast<std::size_t>(it - starts_.begin()), name)) return true;
   }
   return false;
 }

@@ -14,6 +14,10 @@ bool is_object_list(std::string_view text, std::string_view kind) {
   } catch (const InputError&) {
     return false;
   }
+  return is_object_list(docs, kind);
+}
+
+bool is_object_list(std::span<const Node> docs, std::string_view kind) {
   const std::string typed_list = std::string(kind) + "List";
   bool any = false;
   for (const Node& doc : docs) {

@@ -3,7 +3,10 @@
 // importer and of `--occupied` pod lists. Private to lib/.
 #pragma once
 
+#include <span>
 #include <string_view>
+
+#include "yaml_tree.hpp"
 
 namespace topoplan::yaml {
 
@@ -13,5 +16,7 @@ namespace topoplan::yaml {
 /// object exists. Empty documents are skipped; text that is not YAML is not
 /// a list. Never throws.
 bool is_object_list(std::string_view text, std::string_view kind);
+/// The same of a stream already parsed: the documents of one file.
+bool is_object_list(std::span<const Node> documents, std::string_view kind);
 
 }  // namespace topoplan::yaml

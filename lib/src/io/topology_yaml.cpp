@@ -12,6 +12,7 @@
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/io/name_template.hpp"
 #include "topoplan/model/topology_builder.hpp"
+#include "topology_document.hpp"
 #include "yaml_support.hpp"
 
 namespace topoplan {
@@ -1292,7 +1293,11 @@ void check_is_topology(const yaml::Node& root, std::string_view text, const std:
 }  // namespace
 
 Topology parse_topology_yaml(std::string_view text, const std::string& file, const ParameterSettings& settings) {
-  yaml::Node root = yaml::parse(text, file, FileKind::topology);
+  return parse_topology_document(yaml::parse(text, file, FileKind::topology), text, file, settings);
+}
+
+Topology parse_topology_document(const yaml::Node& root, std::string_view text, const std::string& file,
+                                 const ParameterSettings& settings) {
   check_is_topology(root, text, file);
   DiagnosticSink sink;
   std::vector<SourceLocation> origins;

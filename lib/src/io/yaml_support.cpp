@@ -65,9 +65,11 @@ void check_utf8(std::string_view text, const std::string& file, FileKind expecte
 }  // namespace
 
 Node parse(std::string_view text, const std::string& file, FileKind expected) {
-  std::vector<Node> documents = parse_all(text, file, expected);
-  if (documents.empty()) documents = parse_all("~", file);
-  return documents.front();
+  return first_document(parse_all(text, file, expected));
+}
+
+Node first_document(const std::vector<Node>& documents) {
+  return documents.empty() ? Document::parse("~").front() : documents.front();
 }
 
 std::vector<Node> parse_all(std::string_view text, const std::string& file, FileKind expected) {

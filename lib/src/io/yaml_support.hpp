@@ -27,6 +27,9 @@ SourceLocation where(const std::string& file, const Node& node);
 Node parse(std::string_view text, const std::string& file, FileKind expected = FileKind::unknown);
 /// Parses a stream of `---`-separated documents.
 std::vector<Node> parse_all(std::string_view text, const std::string& file, FileKind expected = FileKind::unknown);
+/// The first document of a parsed stream, as parse() gives it: a null node
+/// when the stream has none.
+Node first_document(const std::vector<Node>& documents);
 
 /// Reads one YAML mapping with diagnostics: unknown keys are reported (with a
 /// suggestion for a close known key), and typed getters report wrong types.

@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "../io/kubernetes_names.hpp"
 #include "../io/yaml_support.hpp"
 #include "manifest_readers.hpp"
 #include "pod_spec.hpp"
@@ -33,13 +34,6 @@ namespace {
 constexpr long long kMaxCount = 1'000'000;
 constexpr std::string_view kExclusiveKeys[] = {"leaderworkerset.sigs.k8s.io/exclusive-topology",
                                                "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology"};
-
-bool dns1123_label(std::string_view s) {
-  if (s.empty() || s.size() > 63) return false;
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (!alnum(s.front()) || !alnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-'; });
-}
 
 class DisaggregatedSetReader {
  public:
@@ -150,7 +144,7 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
     ServiceRole role;
     role.name = string(r["name"], "roles[].name").value_or("");
     const SourceLocation at = where(r);
-    if (!dns1123_label(role.name))
+    if (!is_dns1123_label(role.name))
       reject(at, fmt::format("role name '{}' must be a DNS-1123 label (lowercase letters, digits and '-', at most 63)",
                              role.name));
     for (const ServiceRole& other : s.roles)

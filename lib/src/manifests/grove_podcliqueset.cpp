@@ -29,6 +29,7 @@
 
 #include <fmt/format.h>
 
+#include "../io/kubernetes_names.hpp"
 #include "../io/yaml_support.hpp"
 #include "manifest_readers.hpp"
 #include "pod_spec.hpp"
@@ -41,15 +42,6 @@ namespace {
 constexpr std::string_view kMnnvlGroup = "grove.io/mnnvl-group";
 constexpr std::string_view kMnnvlOptOut = "none";
 constexpr long long kMaxCount = 1'000'000;
-
-// A DNS-1123 label: lowercase alphanumerics and '-', alphanumeric at both
-// ends, at most 63 characters (Kubernetes' IsDNS1123Label).
-bool dns1123_label(std::string_view s) {
-  if (s.empty() || s.size() > 63) return false;
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (!alnum(s.front()) || !alnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-'; });
-}
 
 // One topologyConstraint as written.
 struct Constraint {
@@ -142,7 +134,7 @@ std::optional<std::string> PodCliqueSetReader::mnnvl_annotation(const yaml::Node
   if (!n.IsDefined()) return std::nullopt;
   auto v = string(n, kMnnvlGroup);
   at = where(n);
-  if (v && *v != kMnnvlOptOut && !dns1123_label(*v))
+  if (v && *v != kMnnvlOptOut && !is_dns1123_label(*v))
     reject(at, fmt::format("{} '{}' must be \"none\" or a DNS-1123 label (lowercase letters, digits and '-', at most "
                            "63)",
                            kMnnvlGroup, *v));

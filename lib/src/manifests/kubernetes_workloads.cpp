@@ -64,19 +64,6 @@ const std::set<std::string, std::less<>>& configuration_kinds() {
   return kKinds;
 }
 
-yaml::Node child(const yaml::Node& node, std::string_view key) {
-  if (!node.IsDefined() || !node.IsMap()) return yaml::Node();
-  yaml::Node value = node[std::string(key)];
-  if (!value.IsDefined()) return yaml::Node();
-  return value;
-}
-
-yaml::Node path(const yaml::Node& node, std::initializer_list<std::string_view> keys) {
-  yaml::Node n = node;
-  for (std::string_view k : keys) n.reset(child(n, k));
-  return n;
-}
-
 // yaml-cpp's Node::operator= writes through to the node it refers to (it
 // would rewrite the document); every rebinding here uses reset().
 
@@ -193,13 +180,13 @@ class WorkloadReader {
 };
 
 void WorkloadReader::read_metadata(const yaml::Node& doc) {
-  yaml::Node meta = child(doc, "metadata");
+  yaml::Node meta = doc["metadata"];
   if (!r_.map_or_absent(meta, "metadata")) return;
-  auto name = r_.string(child(meta, "name"), "metadata.name");
+  auto name = r_.string(meta["name"], "metadata.name");
   if (!name) {
     // kubectl create completes generateName with a random suffix; the prefix
     // is the stable part.
-    name = r_.string(child(meta, "generateName"), "metadata.generateName");
+    name = r_.string(meta["generateName"], "metadata.generateName");
     if (name)
       while (!name->empty() && name->back() == '-') name->pop_back();
   }
@@ -209,32 +196,32 @@ void WorkloadReader::read_metadata(const yaml::Node& doc) {
   } else {
     w_.name = *name;
   }
-  yaml::Node labels = child(meta, "labels");
-  yaml::Node annotations = child(meta, "annotations");
+  yaml::Node labels = meta["labels"];
+  yaml::Node annotations = meta["annotations"];
   if (!r_.map_or_absent(labels, "metadata.labels") || !r_.map_or_absent(annotations, "metadata.annotations")) return;
   // Kueue reads the queue from a label (an annotation in old releases).
-  if (auto q = r_.string(child(labels, kQueueName), kQueueName)) w_.queue = *q;
-  else if (auto qa = r_.string(child(annotations, kQueueName), kQueueName)) w_.queue = *qa;
-  if (child(labels, kKueuePriority).IsDefined()) {
-    priority_class_at_.reset(child(labels, kKueuePriority));
+  if (auto q = r_.string(labels[kQueueName], kQueueName)) w_.queue = *q;
+  else if (auto qa = r_.string(annotations[kQueueName], kQueueName)) w_.queue = *qa;
+  if (labels[kKueuePriority].IsDefined()) {
+    priority_class_at_.reset(labels[kKueuePriority]);
     if (auto p = r_.string(priority_class_at_, kKueuePriority)) w_.priority_class = *p;
   }
-  if (child(annotations, kKaiRequired).IsDefined()) w_.required = label_level(child(annotations, kKaiRequired), kKaiRequired);
-  if (child(annotations, kKaiPreferred).IsDefined())
-    w_.preferred = label_level(child(annotations, kKaiPreferred), kKaiPreferred);
+  if (annotations[kKaiRequired].IsDefined()) w_.required = label_level(annotations[kKaiRequired], kKaiRequired);
+  if (annotations[kKaiPreferred].IsDefined())
+    w_.preferred = label_level(annotations[kKaiPreferred], kKaiPreferred);
 }
 
 std::uint32_t WorkloadReader::accelerators(const yaml::Node& resources, std::string_view what) {
   if (!r_.map_or_absent(resources, what)) return 0;
   // Extended resources cannot be overcommitted: requests default to limits
   // and must equal them, so limits say it when both are given.
-  yaml::Node limits = child(resources, "limits");
-  yaml::Node requests = child(resources, "requests");
+  yaml::Node limits = resources["limits"];
+  yaml::Node requests = resources["requests"];
   if (!r_.map_or_absent(limits, "resources.limits") || !r_.map_or_absent(requests, "resources.requests")) return 0;
   long long total = 0;
   for (std::string_view name : kAcceleratorResources) {
-    yaml::Node v = child(limits, name);
-    if (!v.IsDefined()) v.reset(child(requests, name));
+    yaml::Node v = limits[name];
+    if (!v.IsDefined()) v.reset(requests[name]);
     if (auto n = r_.integer(v, name, 0, 1'000'000)) total += *n;
   }
   return static_cast<std::uint32_t>(std::min<long long>(total, 1'000'000));
@@ -261,8 +248,8 @@ void WorkloadReader::read_slice_constraints(const yaml::Node& value, PodSet& s) 
   }
   std::vector<kueue::SliceLayer> layers;
   for (const yaml::Node& entry : list) {
-    yaml::Node topology = child(entry, "topology");
-    yaml::Node size = child(entry, "size");
+    yaml::Node topology = entry["topology"];
+    yaml::Node size = entry["size"];
     auto parsed = size.IsDefined() && size.IsScalar() ? yaml::parse_integer(size.Scalar()) : std::nullopt;
     const long long n = parsed.value_or(0);
     if (!topology.IsDefined() || !topology.IsScalar() || topology.Scalar().empty() || n < 1 ||
@@ -338,8 +325,8 @@ PodSet WorkloadReader::read_template(const yaml::Node& tmpl, std::string name, s
   s.pods = pods;
   s.where = tmpl.IsDefined() ? r_.where(tmpl) : w_.where;
   if (!r_.map_or_absent(tmpl, "template")) return s;
-  yaml::Node annotations = path(tmpl, {"metadata", "annotations"});
-  yaml::Node spec = child(tmpl, "spec");
+  yaml::Node annotations = tmpl["metadata"]["annotations"];
+  yaml::Node spec = tmpl["spec"];
   if (!r_.map_or_absent(annotations, "metadata.annotations") || !r_.map_or_absent(spec, "spec")) return s;
 
   // Kueue TAS: one of required, preferred, unconstrained per PodSet.
@@ -347,19 +334,19 @@ PodSet WorkloadReader::read_template(const yaml::Node& tmpl, std::string name, s
   kueue::TopologyRequest& kr = s.kueue_request;
   std::vector<std::string_view> given;
   for (std::string_view key : {kRequired, kPreferred, kUnconstrained})
-    if (child(annotations, key).IsDefined()) given.push_back(key);
+    if (annotations[key].IsDefined()) given.push_back(key);
   if (given.size() > 1)
-    reject(r_.where(child(annotations, given[1])),
+    reject(r_.where(annotations[given[1]]),
            fmt::format("pod template '{}' must not contain more than one topology annotation ({})", s.name,
                        fmt::join(given, ", ")));
-  if (yaml::Node n = child(annotations, kRequired); n.IsDefined()) {
+  if (yaml::Node n = annotations[kRequired]; n.IsDefined()) {
     s.required = kueue_label_level(n, kRequired);
     kr.required = r_.string(n, kRequired);
-  } else if (yaml::Node p = child(annotations, kPreferred); p.IsDefined()) {
+  } else if (yaml::Node p = annotations[kPreferred]; p.IsDefined()) {
     s.preferred = kueue_label_level(p, kPreferred);
     kr.preferred = r_.string(p, kPreferred);
   }
-  if (yaml::Node u = child(annotations, kUnconstrained); u.IsDefined()) {
+  if (yaml::Node u = annotations[kUnconstrained]; u.IsDefined()) {
     // strconv.ParseBool, as Kueue's webhook reads it.
     auto v = r_.string(u, kUnconstrained);
     static constexpr std::string_view kTrue[] = {"1", "t", "T", "TRUE", "true", "True"};
@@ -370,14 +357,14 @@ PodSet WorkloadReader::read_template(const yaml::Node& tmpl, std::string name, s
       reject(r_.where(u), fmt::format("{} must be a boolean value, not '{}'", kUnconstrained, *v));
     if (!kr.required && !kr.preferred) kr.unconstrained = yes;
   }
-  yaml::Node slice_topology = child(annotations, kSliceRequired);
-  yaml::Node slice_size = child(annotations, kSliceSize);
-  yaml::Node constraints = child(annotations, kSliceConstraints);
+  yaml::Node slice_topology = annotations[kSliceRequired];
+  yaml::Node slice_size = annotations[kSliceSize];
+  yaml::Node constraints = annotations[kSliceConstraints];
   std::string_view slice_source = kSliceRequired;
   if (!slice_topology.IsDefined() && !slice_size.IsDefined() && !constraints.IsDefined() &&
-      child(annotations, kKaiSegmentSize).IsDefined()) {
-    slice_topology.reset(child(annotations, kKaiSegmentRequired));
-    slice_size.reset(child(annotations, kKaiSegmentSize));
+      annotations[kKaiSegmentSize].IsDefined()) {
+    slice_topology.reset(annotations[kKaiSegmentRequired]);
+    slice_size.reset(annotations[kKaiSegmentSize]);
     slice_source = kKaiSegmentRequired;
     if (!slice_topology.IsDefined())
       warn(r_.where(slice_size), fmt::format("{} without {}: segments are not kept together", kKaiSegmentSize,
@@ -410,7 +397,7 @@ PodSet WorkloadReader::read_template(const yaml::Node& tmpl, std::string name, s
         kr.slices.push_back({*topology, static_cast<std::int32_t>(s.slice_size)});
     if (!s.slice_size) s.slice.reset();
   }
-  if (yaml::Node g = child(annotations, kGroupName); g.IsDefined()) {
+  if (yaml::Node g = annotations[kGroupName]; g.IsDefined()) {
     s.group = r_.string(g, kGroupName);
     if (s.group && yaml::parse_integer(*s.group) && s.group->find_first_not_of("0123456789") == std::string::npos)
       reject(r_.where(g), fmt::format("{} '{}' must not be a number", kGroupName, *s.group));
@@ -420,8 +407,8 @@ PodSet WorkloadReader::read_template(const yaml::Node& tmpl, std::string name, s
       reject(r_.where(g), fmt::format("{} may not be set when neither {} nor {} is specified", kGroupName, kPreferred,
                                       kRequired));
   }
-  if (child(annotations, kKaiSegmentPreferred).IsDefined())
-    warn(r_.where(child(annotations, kKaiSegmentPreferred)), fmt::format("{} is not honoured", kKaiSegmentPreferred));
+  if (annotations[kKaiSegmentPreferred].IsDefined())
+    warn(r_.where(annotations[kKaiSegmentPreferred]), fmt::format("{} is not honoured", kKaiSegmentPreferred));
 
   // Resources and node constraints as Kueue reads a pod template.
   PodSpecInfo info = read_pod_spec(spec, r_.file(), r_.sink(), true);
@@ -434,19 +421,19 @@ PodSet WorkloadReader::read_template(const yaml::Node& tmpl, std::string name, s
   s.preferred_affinity = std::move(info.preferred_affinity);
   s.tolerations = std::move(info.tolerations);
 
-  if (auto pc = r_.string(child(spec, "priorityClassName"), "priorityClassName"); pc && w_.priority_class.empty()) {
+  if (auto pc = r_.string(spec["priorityClassName"], "priorityClassName"); pc && w_.priority_class.empty()) {
     w_.priority_class = *pc;
-    priority_class_at_.reset(child(spec, "priorityClassName"));
+    priority_class_at_.reset(spec["priorityClassName"]);
   }
   std::vector<std::string> honoured_by_kueue;
   if (!s.node_selector.empty()) honoured_by_kueue.emplace_back("nodeSelector");
-  if (child(child(spec, "affinity"), "nodeAffinity").IsDefined()) honoured_by_kueue.emplace_back("affinity.nodeAffinity");
-  if (child(spec, "tolerations").IsDefined()) honoured_by_kueue.emplace_back("tolerations");
+  if (spec["affinity"]["nodeAffinity"].IsDefined()) honoured_by_kueue.emplace_back("affinity.nodeAffinity");
+  if (spec["tolerations"].IsDefined()) honoured_by_kueue.emplace_back("tolerations");
   if (!honoured_by_kueue.empty())
     warn(s.where, fmt::format("pod template '{}': {} {} honoured by the kueue policy only", s.name,
                               fmt::join(honoured_by_kueue, ", "), honoured_by_kueue.size() == 1 ? "is" : "are"));
   std::vector<std::string> ignored = info.ignored;
-  if (child(spec, "nodeName").IsDefined()) ignored.emplace_back("nodeName");
+  if (spec["nodeName"].IsDefined()) ignored.emplace_back("nodeName");
   if (!ignored.empty())
     warn(s.where, fmt::format("pod template '{}': {} {} not honoured", s.name, fmt::join(ignored, ", "),
                               ignored.size() == 1 ? "is" : "are"));
@@ -456,35 +443,35 @@ PodSet WorkloadReader::read_template(const yaml::Node& tmpl, std::string name, s
 std::uint64_t WorkloadReader::job_pods(const yaml::Node& job_spec) {
   // Pods that run at once: parallelism (default 1), never more than completions.
   if (!r_.map_or_absent(job_spec, "spec")) return 1;
-  long long parallelism = r_.integer(child(job_spec, "parallelism"), "parallelism", 0, kMaxPods).value_or(1);
-  if (auto completions = r_.integer(child(job_spec, "completions"), "completions", 0, kMaxPods))
+  long long parallelism = r_.integer(job_spec["parallelism"], "parallelism", 0, kMaxPods).value_or(1);
+  if (auto completions = r_.integer(job_spec["completions"], "completions", 0, kMaxPods))
     parallelism = std::min(parallelism, *completions);
   return static_cast<std::uint64_t>(parallelism);
 }
 
 void WorkloadReader::read_batch_job(const yaml::Node& doc) {
-  yaml::Node spec = child(doc, "spec");
-  w_.pod_sets.push_back(read_template(child(spec, "template"), "main", job_pods(spec)));
+  yaml::Node spec = doc["spec"];
+  w_.pod_sets.push_back(read_template(spec["template"], "main", job_pods(spec)));
 }
 
 void WorkloadReader::read_jobset(const yaml::Node& doc) {
-  yaml::Node jobs = path(doc, {"spec", "replicatedJobs"});
+  yaml::Node jobs = doc["spec"]["replicatedJobs"];
   if (!r_.list_or_absent(jobs, "spec.replicatedJobs")) return;
   if (!jobs.IsDefined() || jobs.IsNull() || jobs.size() == 0) {
     r_.sink().error(r_.where(doc), "a JobSet needs spec.replicatedJobs");
     return;
   }
   std::uint64_t child_jobs = 0;
-  yaml::Node exclusive = path(doc, {"metadata", "annotations", kJobSetExclusive});
+  yaml::Node exclusive = doc["metadata"]["annotations"][kJobSetExclusive];
   for (const yaml::Node& rj : jobs) {
-    std::string name = r_.string(child(rj, "name"), "name").value_or("?");
-    auto replicas = static_cast<std::uint64_t>(r_.integer(child(rj, "replicas"), "replicas", 0, kMaxPods).value_or(1));
-    yaml::Node job_template = child(rj, "template");
-    if (yaml::Node e = path(job_template, {"metadata", "annotations", kJobSetExclusive}); e.IsDefined()) exclusive.reset(e);
-    yaml::Node job_spec = child(job_template, "spec");
+    std::string name = r_.string(rj["name"], "name").value_or("?");
+    auto replicas = static_cast<std::uint64_t>(r_.integer(rj["replicas"], "replicas", 0, kMaxPods).value_or(1));
+    yaml::Node job_template = rj["template"];
+    if (yaml::Node e = job_template["metadata"]["annotations"][kJobSetExclusive]; e.IsDefined()) exclusive.reset(e);
+    yaml::Node job_spec = job_template["spec"];
     std::uint64_t per_job = job_pods(job_spec);
     child_jobs += replicas;
-    w_.pod_sets.push_back(read_template(child(job_spec, "template"), name, replicas * per_job));
+    w_.pod_sets.push_back(read_template(job_spec["template"], name, replicas * per_job));
   }
   if (exclusive.IsDefined()) {
     auto level = label_level(exclusive, kJobSetExclusive);
@@ -503,32 +490,32 @@ void WorkloadReader::read_jobset(const yaml::Node& doc) {
 }
 
 void WorkloadReader::read_lws(const yaml::Node& doc) {
-  yaml::Node spec = child(doc, "spec");
+  yaml::Node spec = doc["spec"];
   w_.kind = JobKind::inference;
-  w_.groups = static_cast<std::uint32_t>(r_.integer(child(spec, "replicas"), "replicas", 0, 1'000'000).value_or(1));
+  w_.groups = static_cast<std::uint32_t>(r_.integer(spec["replicas"], "replicas", 0, 1'000'000).value_or(1));
   w_.kueue_groups_are_workloads = true;  // Kueue makes a workload per group
-  yaml::Node lwt = child(spec, "leaderWorkerTemplate");
+  yaml::Node lwt = spec["leaderWorkerTemplate"];
   if (!lwt.IsDefined()) {
     r_.sink().error(r_.where(doc), "a LeaderWorkerSet needs spec.leaderWorkerTemplate");
     return;
   }
-  auto size = static_cast<std::uint64_t>(r_.integer(child(lwt, "size"), "size", 1, kMaxPods).value_or(1));
-  yaml::Node worker = child(lwt, "workerTemplate");
-  yaml::Node leader = child(lwt, "leaderTemplate");
+  auto size = static_cast<std::uint64_t>(r_.integer(lwt["size"], "size", 1, kMaxPods).value_or(1));
+  yaml::Node worker = lwt["workerTemplate"];
+  yaml::Node leader = lwt["leaderTemplate"];
   // Without a leader template the leader runs the worker template.
   w_.pod_sets.push_back(read_template(leader.IsDefined() ? leader : worker, "leader", 1));
   if (size > 1) w_.pod_sets.push_back(read_template(worker, "worker", size - 1));
-  yaml::Node annotations = path(doc, {"metadata", "annotations"});
-  if (child(annotations, kLwsExclusive).IsDefined()) w_.exclusive = label_level(child(annotations, kLwsExclusive), kLwsExclusive);
-  if (child(annotations, kLwsSubgroupExclusive).IsDefined())
-    warn(r_.where(child(annotations, kLwsSubgroupExclusive)), fmt::format("{} is not honoured", kLwsSubgroupExclusive));
+  yaml::Node annotations = doc["metadata"]["annotations"];
+  if (annotations[kLwsExclusive].IsDefined()) w_.exclusive = label_level(annotations[kLwsExclusive], kLwsExclusive);
+  if (annotations[kLwsSubgroupExclusive].IsDefined())
+    warn(r_.where(annotations[kLwsSubgroupExclusive]), fmt::format("{} is not honoured", kLwsSubgroupExclusive));
 }
 
 void WorkloadReader::read_replica_specs(const yaml::Node& doc) {
   // PyTorchJob, TFJob, JAXJob, XGBoostJob, PaddleJob (kubeflow.org/v1) and
   // MPIJob (v2beta1) share one shape: spec.<framework>ReplicaSpecs, a map from
   // role (Master, Worker, Launcher, PS...) to {replicas, template}.
-  yaml::Node spec = child(doc, "spec");
+  yaml::Node spec = doc["spec"];
   if (!r_.map_or_absent(spec, "spec")) return;
   bool found = false;
   if (spec.IsDefined() && spec.IsMap())
@@ -539,23 +526,23 @@ void WorkloadReader::read_replica_specs(const yaml::Node& doc) {
       if (!r_.map_or_absent(entry.second, key)) continue;
       for (const auto& role : entry.second) {
         std::string name = role.first.IsScalar() ? role.first.Scalar() : "?";
-        auto replicas = r_.integer(child(role.second, "replicas"), "replicas", 0, kMaxPods).value_or(1);
-        w_.pod_sets.push_back(read_template(child(role.second, "template"), name, static_cast<std::uint64_t>(replicas)));
+        auto replicas = r_.integer(role.second["replicas"], "replicas", 0, kMaxPods).value_or(1);
+        w_.pod_sets.push_back(read_template(role.second["template"], name, static_cast<std::uint64_t>(replicas)));
       }
     }
   if (!found) r_.sink().error(r_.where(doc), fmt::format("a {} needs spec.*ReplicaSpecs", w_.what));
-  yaml::Node policy = path(spec, {"runPolicy", "schedulingPolicy"});
-  if (auto q = r_.string(child(policy, "queue"), "schedulingPolicy.queue"); q && w_.queue.empty()) w_.queue = *q;
-  if (auto p = r_.string(child(policy, "priorityClass"), "schedulingPolicy.priorityClass");
+  yaml::Node policy = spec["runPolicy"]["schedulingPolicy"];
+  if (auto q = r_.string(policy["queue"], "schedulingPolicy.queue"); q && w_.queue.empty()) w_.queue = *q;
+  if (auto p = r_.string(policy["priorityClass"], "schedulingPolicy.priorityClass");
       p && w_.priority_class.empty()) {
     w_.priority_class = *p;
-    priority_class_at_.reset(child(policy, "priorityClass"));
+    priority_class_at_.reset(policy["priorityClass"]);
   }
 }
 
 void WorkloadReader::read_trainjob(const yaml::Node& doc) {
-  yaml::Node trainer = path(doc, {"spec", "trainer"});
-  yaml::Node nodes = child(trainer, "numNodes");
+  yaml::Node trainer = doc["spec"]["trainer"];
+  yaml::Node nodes = trainer["numNodes"];
   if (!nodes.IsDefined())
     warn(w_.where, "spec.trainer.numNodes is not given (its runtime decides); topoplan plans one node");
   auto n = static_cast<std::uint64_t>(r_.integer(nodes, "numNodes", 1, kMaxPods).value_or(1));
@@ -563,7 +550,7 @@ void WorkloadReader::read_trainjob(const yaml::Node& doc) {
   s.name = "node";
   s.pods = n;
   s.where = trainer.IsDefined() ? r_.where(trainer) : w_.where;
-  s.accelerators = accelerators(child(trainer, "resourcesPerNode"), "resourcesPerNode");
+  s.accelerators = accelerators(trainer["resourcesPerNode"], "resourcesPerNode");
   w_.pod_sets.push_back(s);
   warn(w_.where, "pod templates and their topology annotations come from the training runtime, which topoplan does "
                  "not read");
@@ -572,18 +559,18 @@ void WorkloadReader::read_trainjob(const yaml::Node& doc) {
 std::optional<LevelRequest> WorkloadReader::network_topology(const yaml::Node& nt, bool& hard) {
   hard = true;
   if (!nt.IsDefined() || nt.IsNull() || !r_.map_or_absent(nt, "networkTopology")) return std::nullopt;
-  if (auto mode = r_.string(child(nt, "mode"), "mode")) {
+  if (auto mode = r_.string(nt["mode"], "mode")) {
     if (*mode == "soft")
       hard = false;
     else if (*mode != "hard")
-      r_.sink().error(r_.where(child(nt, "mode")), fmt::format("networkTopology mode is hard or soft, not '{}'", *mode));
+      r_.sink().error(r_.where(nt["mode"]), fmt::format("networkTopology mode is hard or soft, not '{}'", *mode));
   }
-  if (yaml::Node tier = child(nt, "highestTierAllowed"); tier.IsDefined()) {
+  if (yaml::Node tier = nt["highestTierAllowed"]; tier.IsDefined()) {
     auto t = r_.integer(tier, "highestTierAllowed", 1, 1000);
     if (!t) return std::nullopt;
     return LevelRequest{levels_.tier(*t), r_.where(tier), "networkTopology.highestTierAllowed"};
   }
-  if (yaml::Node name = child(nt, "highestTierName"); name.IsDefined()) {
+  if (yaml::Node name = nt["highestTierName"]; name.IsDefined()) {
     auto n = r_.string(name, "highestTierName");
     if (!n) return std::nullopt;
     // A HyperNode tierName names a level of the cluster, like a topology level.
@@ -598,13 +585,13 @@ std::optional<LevelRequest> WorkloadReader::network_topology(const yaml::Node& n
 }
 
 void WorkloadReader::read_volcano_job(const yaml::Node& doc) {
-  yaml::Node spec = child(doc, "spec");
-  if (auto q = r_.string(child(spec, "queue"), "queue")) w_.queue = *q;
-  if (auto p = r_.string(child(spec, "priorityClassName"), "priorityClassName")) {
+  yaml::Node spec = doc["spec"];
+  if (auto q = r_.string(spec["queue"], "queue")) w_.queue = *q;
+  if (auto p = r_.string(spec["priorityClassName"], "priorityClassName")) {
     w_.priority_class = *p;
-    priority_class_at_.reset(child(spec, "priorityClassName"));
+    priority_class_at_.reset(spec["priorityClassName"]);
   }
-  if (yaml::Node nt = child(spec, "networkTopology"); nt.IsDefined()) {
+  if (yaml::Node nt = spec["networkTopology"]; nt.IsDefined()) {
     bool hard = true;
     auto level = network_topology(nt, hard);
     if (level && hard && (!w_.required || level->level > w_.required->level)) w_.required = level;
@@ -612,24 +599,24 @@ void WorkloadReader::read_volcano_job(const yaml::Node& doc) {
     if (!level && !hard)
       w_.preferred = LevelRequest{levels_.leaf_level(), r_.where(nt), "networkTopology (soft)"};
   }
-  yaml::Node tasks = child(spec, "tasks");
+  yaml::Node tasks = spec["tasks"];
   if (!r_.list_or_absent(tasks, "tasks")) return;
   if (!tasks.IsDefined() || tasks.IsNull() || tasks.size() == 0) {
     r_.sink().error(r_.where(doc), "a Volcano Job needs spec.tasks");
     return;
   }
   for (const yaml::Node& task : tasks) {
-    std::string name = r_.string(child(task, "name"), "name").value_or("?");
-    auto replicas = static_cast<std::uint64_t>(r_.integer(child(task, "replicas"), "replicas", 0, kMaxPods).value_or(0));
-    PodSet s = read_template(child(task, "template"), name, replicas);
-    if (yaml::Node pp = child(task, "partitionPolicy"); pp.IsDefined()) {
-      auto total = r_.integer(child(pp, "totalPartitions"), "totalPartitions", 1, kMaxPods);
-      auto size = r_.integer(child(pp, "partitionSize"), "partitionSize", 1, kMaxPods);
+    std::string name = r_.string(task["name"], "name").value_or("?");
+    auto replicas = static_cast<std::uint64_t>(r_.integer(task["replicas"], "replicas", 0, kMaxPods).value_or(0));
+    PodSet s = read_template(task["template"], name, replicas);
+    if (yaml::Node pp = task["partitionPolicy"]; pp.IsDefined()) {
+      auto total = r_.integer(pp["totalPartitions"], "totalPartitions", 1, kMaxPods);
+      auto size = r_.integer(pp["partitionSize"], "partitionSize", 1, kMaxPods);
       if (total && size && static_cast<std::uint64_t>(*total * *size) != replicas)
         reject(r_.where(pp), fmt::format("task '{}': totalPartitions {} x partitionSize {} is not its {} replicas", name,
                                          *total, *size, replicas));
       bool hard = true;
-      auto level = network_topology(child(pp, "networkTopology"), hard);
+      auto level = network_topology(pp["networkTopology"], hard);
       if (level && hard && size) {
         s.slice = level;
         s.slice->source = "partitionPolicy.networkTopology";
@@ -646,11 +633,11 @@ void WorkloadReader::read_replicated(const yaml::Node& doc) {
   // Deployments and StatefulSets: replicas of one pod, each a replica of a
   // service. Kueue admits each pod of a Deployment as a workload of its own
   // (pod integration) and a StatefulSet's pods as one pod group.
-  yaml::Node spec = child(doc, "spec");
+  yaml::Node spec = doc["spec"];
   w_.kind = JobKind::inference;
-  w_.groups = static_cast<std::uint32_t>(r_.integer(child(spec, "replicas"), "replicas", 0, 1'000'000).value_or(1));
+  w_.groups = static_cast<std::uint32_t>(r_.integer(spec["replicas"], "replicas", 0, 1'000'000).value_or(1));
   w_.kueue_groups_are_workloads = w_.what == "Deployment";
-  w_.pod_sets.push_back(read_template(child(spec, "template"), "pod", 1));
+  w_.pod_sets.push_back(read_template(spec["template"], "pod", 1));
 }
 
 void WorkloadReader::finish() {
@@ -713,20 +700,20 @@ void collect_priority_classes(const std::vector<yaml::Node>& documents, const st
   Reader r(file, sink);
   for (const yaml::Node& doc : documents) {
     if (!doc.IsDefined() || !doc.IsMap()) continue;
-    auto kind = r.string(child(doc, "kind"), "kind");
+    auto kind = r.string(doc["kind"], "kind");
     if (!kind || (*kind != "PriorityClass" && *kind != "WorkloadPriorityClass")) continue;
-    auto name = r.string(path(doc, {"metadata", "name"}), "metadata.name");
+    auto name = r.string(doc["metadata"]["name"], "metadata.name");
     // An int32 (scheduling.k8s.io/v1 PriorityClass.value). User classes stop
     // at 10^9, but the built-in system-cluster-critical (2000000000) and
     // system-node-critical (2000001000) are above, and class lists exported
     // from a cluster hold them.
-    auto value = r.integer(child(doc, "value"), "value", -2'147'483'648LL, 2'147'483'647LL);
+    auto value = r.integer(doc["value"], "value", -2'147'483'648LL, 2'147'483'647LL);
     if (!name || !value) {
-      if (!value && !child(doc, "value").IsDefined()) sink.error(r.where(doc), fmt::format("a {} needs a value", *kind));
+      if (!value && !doc["value"].IsDefined()) sink.error(r.where(doc), fmt::format("a {} needs a value", *kind));
       continue;
     }
     (*kind == "PriorityClass" ? classes.pod : classes.workload)[*name] = *value;
-    if (*kind == "PriorityClass" && r.string(child(doc, "globalDefault"), "globalDefault").value_or("") == "true")
+    if (*kind == "PriorityClass" && r.string(doc["globalDefault"], "globalDefault").value_or("") == "true")
       classes.global_default = *name;
   }
 }
@@ -749,8 +736,8 @@ void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const s
       sink.error(r.where(doc), "a Kubernetes document must be a mapping with apiVersion and kind");
       continue;
     }
-    auto api = r.string(child(doc, "apiVersion"), "apiVersion");
-    auto kind = r.string(child(doc, "kind"), "kind");
+    auto api = r.string(doc["apiVersion"], "apiVersion");
+    auto kind = r.string(doc["kind"], "kind");
     if (!api || !kind) {
       sink.error(r.where(doc), fmt::format("a Kubernetes document needs apiVersion and kind{}",
                                            kind ? fmt::format(" (kind {} has no apiVersion)", *kind) : ""));
@@ -789,7 +776,7 @@ void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const s
     for (const Kind& k : kWorkloads) names.emplace_back(k.kind);
     names.erase(std::unique(names.begin(), names.end()), names.end());
     std::string hint = did_you_mean(*kind, names);
-    sink.error(r.where(child(doc, "kind")),
+    sink.error(r.where(doc["kind"]),
                fmt::format("unknown kind '{}' ({}); topoplan plans Job (batch/v1, Volcano), JobSet, LeaderWorkerSet, "
                            "PyTorchJob, MPIJob, TFJob, JAXJob, XGBoostJob, PaddleJob, TrainJob, Deployment, "
                            "StatefulSet, Pod, Grove PodCliqueSet and LWS DisaggregatedSet, and skips cluster and "

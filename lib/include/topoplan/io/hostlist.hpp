@@ -42,9 +42,17 @@ class NamePattern {
  private:
   // How an alternative matches, so that the common shapes skip the glob.
   enum class Shape : unsigned char { any, literal, prefix, glob };
+  // Patterns of at most this many alternatives are scanned, not indexed.
+  static constexpr std::size_t kScannedAlternatives = 8;
+  bool matches_alternative(std::size_t i, std::string_view name) const;
   std::string text_;
   std::vector<std::string> alternatives_;  // bracket groups expanded
   std::vector<Shape> shapes_;
+  // Each alternative's text before its first wildcard, alternatives sorted
+  // by it: a name is tried only against the alternatives whose literal
+  // start it begins with, so matching many names against a pattern of many
+  // alternatives (r[0000-1819]-n*) stays linear rather than their product.
+  std::vector<std::string> starts_;
 };
 
 }  // namespace topoplan

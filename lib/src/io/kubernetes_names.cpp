@@ -7,7 +7,7 @@
 
 #include "topoplan/support/error.hpp"
 
-namespace topoplan::formats {
+namespace topoplan {
 
 namespace {
 
@@ -142,4 +142,4 @@ std::string UniqueNames::claim(const std::string& wanted, std::string_view seed)
   return name;
 }
 
-}  // namespace topoplan::formats
+}  // namespace topoplan

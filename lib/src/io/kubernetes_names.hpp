@@ -1,8 +1,9 @@
 // Kubernetes' naming rules, as the API server enforces them
 // (k8s.io/apimachinery/pkg/util/validation: IsQualifiedName, IsValidLabelValue,
 // IsDNS1123Label, IsDNS1123Subdomain), and deterministic ways to turn
-// topoplan's names into valid ones. Shared by the k8s-nodes importer and the
-// Kueue and Volcano exporters.
+// topoplan's names into valid ones. Shared by the k8s-nodes importer, the
+// Kueue and Volcano exporters and the manifest readers (Grove, LWS), so it
+// sits in io, below both. Private to lib/.
 #pragma once
 
 #include <set>
@@ -11,7 +12,7 @@
 
 #include "topoplan/model/topology.hpp"
 
-namespace topoplan::formats {
+namespace topoplan {
 
 /// Lower-case alphanumerics and '-', alphanumeric at both ends, at most 63
 /// characters: what Volcano HyperNode and Kueue object names are held to here.
@@ -49,4 +50,4 @@ class UniqueNames {
   std::set<std::string> taken_;
 };
 
-}  // namespace topoplan::formats
+}  // namespace topoplan

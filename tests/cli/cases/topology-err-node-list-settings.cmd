@@ -1,0 +1,1 @@
+topology show ../data/kueue/nodes.json:racks=2
