@@ -83,6 +83,9 @@ class ProgressBar {
 
 int run_simulate(const SimulateOptions& o) {
   Topology topology = with_device_perf(o.device_perf, load_topology_argument(o.topology));
+  if (o.device_perf.classes_without_default)  // trace jobs name no class
+    throw InputError(*o.device_perf.classes_without_default,
+                     "rows for several workload classes; a trace's jobs name none: choose one with --perf-class");
   auto [path, settings] = parse_trace_argument(o.trace);
   TraceOptions trace_options;
   trace_options.settings = settings;
