@@ -13,7 +13,7 @@ void add_device_perf_option(CLI::App& command, DevicePerfOption& option) {
   command.add_option("--device-perf", option.file,
                      "per-device speeds and states (CSV: device,speed[,state][,class]; topoplan-formats(5))")
       ->option_text("FILE");
-  command.add_option("--perf-class", option.perf_class, "the workload class whose rows of --device-perf apply")
+  command.add_option("--perf-class", option.perf_class, "the default workload class: its rows of --device-perf apply to jobs that name no perf_class")
       ->option_text("CLASS");
 }
 
