@@ -1,6 +1,7 @@
 // topoplan simulate: replay a job trace under each policy.
 #include <unistd.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -57,8 +58,8 @@ class ProgressBar {
   void show(const std::string& label, double fraction) {
     if (!enabled_) return;
     const int width = 30;
-    const int filled = static_cast<int>(fraction * width + 0.5);
-    const int percent = static_cast<int>(fraction * 100 + 0.5);
+    const int filled = static_cast<int>(std::lround(fraction * width));
+    const int percent = static_cast<int>(std::lround(fraction * 100));
     if (label == label_ && percent == percent_) return;
     label_ = label;
     percent_ = percent;
