@@ -3,7 +3,9 @@
 // groups, never uses down devices, and weighs speed against communication.
 #include "topoplan/placement/straggler_model.hpp"
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -225,4 +227,25 @@ TEST_CASE("per-job performance class: unknown classes and jobs without one under
         "or choose a default with --perf-class");
   jobs[0].perf_class = "bert";
   CHECK(errors(std::nullopt).empty());
+}
+
+TEST_CASE("per-job performance class: PAL's bert and resnet speeds of the same GPUs place two jobs apart") {
+  std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/samples/variability/perf-longhorn-bert-resnet.csv");
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  Topology base = preset("dgx-h100:nodes=15");
+  Topology t = with_classes(base, text.str());
+  REQUIRE(t.speed_classes().size() == 2);
+  // A compute-bound job of 8 sees its class's 8th fastest GPU at best.
+  std::vector<std::vector<DeviceId>> placed;
+  for (const SpeedClass& c : t.speed_classes()) {
+    std::vector<float> sorted = c.speed;
+    std::sort(sorted.begin(), sorted.end(), std::greater<>());
+    Plan p = plan(t, fmt::format("jobs: [{{name: j, gpus: 8, perf_class: {}}}]", c.name));
+    REQUIRE(p.placements[0].placed);
+    CHECK(job_speed(t, p.jobs[0], p.placements[0]).slowest_speed == Approx(sorted[7]));
+    placed.push_back(p.placements[0].replicas[0]);
+  }
+  CHECK(placed[0] != placed[1]);  // the classes rank the same GPUs differently
 }
