@@ -86,6 +86,7 @@ ManifestJobs load_jobs(ParsedManifests parsed, const Topology& topology, const P
   ManifestOptions options;
   for (const std::string& l : o.level_labels) options.level_labels.push_back(parse_level_label(l));
   ManifestJobs jobs = read_job_manifests(std::move(parsed), topology, options);
+  check_job_perf_classes(o.device_perf, topology, jobs.jobs);
   for (const Diagnostic& d : jobs.warnings) print_warning(d);
   if (!rejections_are_problems)
     for (const Diagnostic& d : jobs.rejections) print_warning({d.where, d.message + "; left out"});
@@ -196,6 +197,7 @@ int run_evaluate(const PlanCommandOptions& o) {
   Topology topology = with_device_perf(o.device_perf, load_topology_argument(o.topology));
   auto building = pricer_for(topology);
   Plan plan = parse_plan_yaml(parsing.get(), topology);
+  check_job_perf_classes(o.device_perf, topology, plan.jobs);
   plan.topology = o.topology;  // as given, whatever the file says
   const std::unique_ptr<JobPricer> pricer = building.get();
   price_plan(topology, plan, pricer.get());
@@ -258,6 +260,7 @@ int run_check(const PlanCommandOptions& o) {
   // manifests are planned first.
   if (inputs.size() == 1 && is_plan_yaml(inputs.front().text)) {
     Plan plan = parse_plan_yaml(inputs.front().text, inputs.front().file, topology);
+    check_job_perf_classes(o.device_perf, topology, plan.jobs);
     plan.topology = o.topology;
     const std::unique_ptr<JobPricer> pricer = building.get();
     price_plan(topology, plan, pricer.get());

@@ -1,6 +1,7 @@
 // topoplan simulate: replay a job trace under each policy.
 #include <unistd.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -57,8 +58,8 @@ class ProgressBar {
   void show(const std::string& label, double fraction) {
     if (!enabled_) return;
     const int width = 30;
-    const int filled = static_cast<int>(fraction * width + 0.5);
-    const int percent = static_cast<int>(fraction * 100 + 0.5);
+    const int filled = static_cast<int>(std::lround(fraction * width));
+    const int percent = static_cast<int>(std::lround(fraction * 100));
     if (label == label_ && percent == percent_) return;
     label_ = label;
     percent_ = percent;
@@ -83,6 +84,9 @@ class ProgressBar {
 
 int run_simulate(const SimulateOptions& o) {
   Topology topology = with_device_perf(o.device_perf, load_topology_argument(o.topology));
+  if (o.device_perf.classes_without_default)  // trace jobs name no class
+    throw InputError(*o.device_perf.classes_without_default,
+                     "rows for several workload classes; a trace's jobs name none: choose one with --perf-class");
   auto [path, settings] = parse_trace_argument(o.trace);
   TraceOptions trace_options;
   trace_options.settings = settings;

@@ -167,6 +167,7 @@ int run_whatif(const WhatIfOptions& o) {
   Topology topology = with_device_perf(o.device_perf, load_topology_argument(o.topology));
   const std::string plan_text = read_input(o.plan);
   Plan plan = parse_plan_yaml(plan_text, o.plan, topology);
+  check_job_perf_classes(o.device_perf, topology, plan.jobs);
   if (plan.topology.empty()) plan.topology = o.topology;
   if (!o.fail.empty() || !o.drain.empty()) return run_scenario_command(o, topology, plan);
   if (!o.add.empty()) return run_growth(o, topology, plan_text, plan);

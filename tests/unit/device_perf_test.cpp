@@ -99,3 +99,45 @@ TEST_CASE("device perf: every bad value is reported with its position") {
         std::vector<std::string>{"perf.csv:2:" + std::to_string(n0.size() + 7) +
                                  ": a relative speed of 1e-30 is out of range (1e-06 to 1e+06 times nominal)"});
 }
+
+TEST_CASE("device perf: every class gets its own speeds, its rows over the class-less ones") {
+  Topology t = preset("dgx-h100:nodes=1");
+  const std::string n0(t.hostname(t.domains_at(t.host_level()).first));
+  // The class-less row comes last, yet a class's own row wins for gpu0.
+  const std::string text = "device,speed,class\n" + n0 + "/gpu0,0.8,resnet\n" + n0 + "/gpu1,0.9,bert\n" + n0 +
+                           "/gpu*,0.7,\n";
+  DevicePerf perf = read_device_perf_classes(text, "perf.csv", t);
+  CHECK(perf.classes == std::vector<std::string>{"bert", "resnet"});
+  CHECK(perf.default_class.empty());  // several classes, none chosen: class-less rows only
+  REQUIRE(perf.overrides.size() == 8);
+  for (const DeviceOverride& o : perf.overrides) CHECK(o.speed == Approx(0.7));
+  REQUIRE(perf.speed_classes.size() == 2);
+  const SpeedClass& bert = perf.speed_classes[0];
+  const SpeedClass& resnet = perf.speed_classes[1];
+  CHECK(bert.name == "bert");
+  REQUIRE(bert.speed.size() == 8);
+  CHECK(bert.speed[0] == Approx(0.7));
+  CHECK(bert.speed[1] == Approx(0.9));
+  CHECK(resnet.speed[0] == Approx(0.8));
+  CHECK(resnet.speed[1] == Approx(0.7));
+  // With a default the devices' own speeds are that class's.
+  DevicePerf with_default = read_device_perf_classes(text, "perf.csv", t, "resnet");
+  CHECK(with_default.overrides[0].speed == Approx(0.8));
+  CHECK(with_default.overrides[1].speed == Approx(0.7));
+}
+
+TEST_CASE("device perf: durations are relative to the median of their own class") {
+  Topology t = preset("dgx-h100:nodes=1");
+  const std::string n0(t.hostname(t.domains_at(t.host_level()).first));
+  // Two applications of different run times on the same two GPUs: gpu1 is
+  // the slower one for bert, the faster one for resnet.
+  const std::string text = "device,perf,class\n" + n0 + "/gpu0,0.10,bert\n" + n0 + "/gpu1,0.14,bert\n" + n0 +
+                           "/gpu0,3.0,resnet\n" + n0 + "/gpu1,2.0,resnet\n";
+  DevicePerf perf = read_device_perf_classes(text, "perf.csv", t);
+  REQUIRE(perf.speed_classes.size() == 2);
+  CHECK(perf.speed_classes[0].speed[0] == Approx(0.12 / 0.10));
+  CHECK(perf.speed_classes[0].speed[1] == Approx(0.12 / 0.14));
+  CHECK(perf.speed_classes[1].speed[0] == Approx(2.5 / 3.0));
+  CHECK(perf.speed_classes[1].speed[1] == Approx(2.5 / 2.0));
+  CHECK(perf.speed_classes[1].speed[2] == Approx(1.0));  // no row: nominal
+}

@@ -3,11 +3,14 @@
 // groups, never uses down devices, and weighs speed against communication.
 #include "topoplan/placement/straggler_model.hpp"
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "test_presets.hpp"
 #include "topoplan/io/device_perf.hpp"
@@ -134,4 +137,115 @@ TEST_CASE("speed-aware placement: the PAL-derived sample is never slower than sp
   CHECK(step(aware) <= step(blind) * (1 + 1e-9));
   CHECK(slowest_speed(t, aware.placements[0].replicas[0]) > slowest_speed(t, blind.placements[0].replicas[0]));
   for (const JobPlacement& p : aware.placements) CHECK(p.placed);
+}
+
+namespace {
+
+Topology with_classes(const Topology& t, const std::string& csv, const std::string& default_class = "") {
+  DevicePerf perf = read_device_perf_classes(csv, "perf.csv", t, default_class);
+  return with_speed_classes(with_device_overrides(t, perf.overrides), std::move(perf.speed_classes));
+}
+
+}  // namespace
+
+TEST_CASE("per-job performance class: jobs of different classes see different speeds and are placed by them") {
+  Topology base = preset("dgx-h100:nodes=2");
+  // The first node is slow for class a, the second for class b.
+  Topology t = with_classes(base, "device,speed,class\n" + host(base, 0) + "/gpu3,0.8,a\n" + host(base, 1) +
+                                      "/gpu5,0.8,b\n");
+  REQUIRE(has_speed_variation(t));
+  const std::vector<DeviceId> n0(t.accelerators().begin(), t.accelerators().begin() + 8);
+  const std::vector<DeviceId> n1(t.accelerators().begin() + 8, t.accelerators().end());
+  Job a, b, none;
+  a.perf_class = "a";
+  b.perf_class = "b";
+  CHECK(slowest_speed(t, n0, speed_class_of(t, a)) == Approx(0.8));
+  CHECK(slowest_speed(t, n1, speed_class_of(t, a)) == Approx(1.0));
+  CHECK(slowest_speed(t, n0, speed_class_of(t, b)) == Approx(1.0));
+  CHECK(slowest_speed(t, n1, speed_class_of(t, b)) == Approx(0.8));
+  CHECK(slowest_speed(t, n0, speed_class_of(t, none)) == Approx(1.0));  // no default: class-less rows, none here
+
+  // Each job lands on the node that is fast for its class, whichever goes first.
+  for (const std::string& order : {std::string("ab"), std::string("ba")}) {
+    std::string jobs = "jobs:\n";
+    for (std::size_t i = 0; i < order.size(); ++i)
+      jobs += fmt::format("  - {{name: {0}, gpus: 8, perf_class: {0}, priority: {1}}}\n", order[i], 2 - i);
+    Plan p = plan(t, jobs);
+    REQUIRE(p.placements.size() == 2);
+    for (std::size_t j = 0; j < 2; ++j) {
+      REQUIRE(p.placements[j].placed);
+      const std::string& name = p.jobs[j].name;
+      CHECK(t.hostname(t.device(p.placements[j].replicas[0][0]).domain) == host(t, name == "a" ? 1 : 0));
+      const JobSpeed s = job_speed(t, p.jobs[j], p.placements[j]);
+      CHECK(s.slowest_speed == Approx(1.0));
+      CHECK(s.straggler_loss == Approx(0));
+    }
+  }
+  // The same jobs without classes see nominal devices and keep the policy's order: a gets the first node.
+  Plan blind = plan(t, "jobs: [{name: a, gpus: 8}, {name: b, gpus: 8}]");
+  CHECK(t.hostname(t.device(blind.placements[0].replicas[0][0]).domain) == host(t, 0));
+  // ... where class a would be slow: the report prices a job by its class.
+  Job on_n0 = blind.jobs[0];
+  on_n0.perf_class = "a";
+  CHECK(job_speed(t, on_n0, blind.placements[0]).slowest_speed == Approx(0.8));
+  CHECK(job_speed(t, on_n0, blind.placements[0]).straggler_loss == Approx(0.25));
+}
+
+TEST_CASE("per-job performance class: --perf-class is the default, jobs naming another class keep theirs") {
+  Topology base = preset("dgx-h100:nodes=2");
+  Topology t = with_classes(base, "device,speed,class\n" + host(base, 0) + "/gpu3,0.8,a\n" + host(base, 1) +
+                                      "/gpu5,0.8,b\n", "a");
+  // The classless job takes class a's view: the second node; the class-b job the first.
+  Plan p = plan(t, "jobs: [{name: x, gpus: 8, priority: 2}, {name: y, gpus: 8, perf_class: b, priority: 1}]");
+  REQUIRE(p.placements[0].placed);
+  REQUIRE(p.placements[1].placed);
+  CHECK(t.hostname(t.device(p.placements[0].replicas[0][0]).domain) == host(t, 1));
+  CHECK(t.hostname(t.device(p.placements[1].replicas[0][0]).domain) == host(t, 0));
+}
+
+TEST_CASE("per-job performance class: unknown classes and jobs without one under an ambiguous file are errors") {
+  Topology base = preset("dgx-h100:nodes=1");
+  Topology t = with_classes(base, "device,speed,class\n" + host(base, 0) + "/gpu3,0.8,bert\n" + host(base, 0) +
+                                      "/gpu5,0.8,resnet\n");
+  std::vector<Job> jobs = parse_jobs_yaml("jobs: [{name: x, gpus: 8, perf_class: bret}, {name: y, gpus: 8}]",
+                                          "jobs.yaml");
+  auto errors = [&](const std::optional<SourceLocation>& no_default) {
+    std::vector<std::string> out;
+    try {
+      check_perf_classes(t, jobs, "perf.csv", no_default);
+    } catch (const InputError& e) {
+      for (const Diagnostic& d : e.diagnostics()) out.push_back(d.where.str() + ": " + d.message);
+    }
+    return out;
+  };
+  CHECK(errors(std::nullopt) ==
+        std::vector<std::string>{"jobs.yaml:1:39: perf_class 'bret': perf.csv has no rows of that class (classes: "
+                                 "bert, resnet); did you mean 'bert'?"});
+  CHECK(errors(SourceLocation{"perf.csv", 1, 14}).size() == 2);
+  CHECK(errors(SourceLocation{"perf.csv", 1, 14})[1] ==
+        "perf.csv:1:14: rows for 2 workload classes (bert, resnet) and 1 job naming none (y); give it 'perf_class' "
+        "or choose a default with --perf-class");
+  jobs[0].perf_class = "bert";
+  CHECK(errors(std::nullopt).empty());
+}
+
+TEST_CASE("per-job performance class: PAL's bert and resnet speeds of the same GPUs place two jobs apart") {
+  std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/samples/variability/perf-longhorn-bert-resnet.csv");
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  Topology base = preset("dgx-h100:nodes=15");
+  Topology t = with_classes(base, text.str());
+  REQUIRE(t.speed_classes().size() == 2);
+  // A compute-bound job of 8 sees its class's 8th fastest GPU at best.
+  std::vector<std::vector<DeviceId>> placed;
+  for (const SpeedClass& c : t.speed_classes()) {
+    std::vector<float> sorted = c.speed;
+    std::sort(sorted.begin(), sorted.end(), std::greater<>());
+    Plan p = plan(t, fmt::format("jobs: [{{name: j, gpus: 8, perf_class: {}}}]", c.name));
+    REQUIRE(p.placements[0].placed);
+    CHECK(job_speed(t, p.jobs[0], p.placements[0]).slowest_speed == Approx(sorted[7]));
+    placed.push_back(p.placements[0].replicas[0]);
+  }
+  CHECK(placed[0] != placed[1]);  // the classes rank the same GPUs differently
 }

@@ -64,12 +64,13 @@ struct Row {
   std::optional<double> value;
   int value_column = 1;
   std::optional<DeviceState> state;
+  std::string workload_class;  // "" : every class
 };
 
 }  // namespace
 
-std::vector<DeviceOverride> read_device_perf(std::string_view text, const std::string& file, const Topology& t,
-                                             const std::string& workload_class) {
+DevicePerf read_device_perf_classes(std::string_view text, const std::string& file, const Topology& t,
+                                    const std::string& workload_class) {
   DiagnosticSink sink;
   std::vector<std::pair<int, std::string_view>> lines;
   {
@@ -128,7 +129,7 @@ std::vector<DeviceOverride> read_device_perf(std::string_view text, const std::s
                           "'state' column");
   sink.throw_if_any();
 
-  // The classes there are, and the one that applies.
+  // The classes there are, and the one that applies by default.
   std::set<std::string> classes;
   if (class_col)
     for (std::size_t i = 1; i < lines.size(); ++i) {
@@ -140,10 +141,11 @@ std::vector<DeviceOverride> read_device_perf(std::string_view text, const std::s
                                                               workload_class)
                                                 : fmt::format("--perf-class {}: no row has that class (classes: {})",
                                                               workload_class, fmt::join(classes, ", ")));
-  if (workload_class.empty() && classes.size() > 1)
-    throw InputError({file, header_line, header[*class_col].column},
-                     fmt::format("rows for {} workload classes ({}); choose one with --perf-class", classes.size(),
-                                 fmt::join(classes, ", ")));
+  DevicePerf perf;
+  perf.classes.assign(classes.begin(), classes.end());
+  perf.default_class = workload_class.empty() && classes.size() == 1 ? *classes.begin() : workload_class;
+  if (class_col) perf.class_column = header[*class_col].column;
+  perf.header_line = header_line;
 
   std::vector<Row> rows;
   for (std::size_t i = 1; i < lines.size(); ++i) {
@@ -152,10 +154,9 @@ std::vector<DeviceOverride> read_device_perf(std::string_view text, const std::s
     auto cell = [&](std::optional<std::size_t> col) -> const Cell* {
       return col && *col < cells.size() ? &cells[*col] : nullptr;
     };
-    if (const Cell* k = cell(class_col); k && !k->text.empty() && k->text != workload_class && !workload_class.empty())
-      continue;
     Row row;
     row.line = line;
+    if (const Cell* k = cell(class_col)) row.workload_class = k->text;
     const Cell* d = cell(device_col);
     if (!d || d->text.empty()) {
       sink.error({file, line, d ? d->column : 1}, "a row needs a device (a name or a glob)");
@@ -184,62 +185,112 @@ std::vector<DeviceOverride> read_device_perf(std::string_view text, const std::s
     rows.push_back(std::move(row));
   }
 
-  // Measurements relative to their median: the median device is nominal.
-  double scale = 1.0;
-  if (measure != Measure::relative) {
-    std::vector<double> values;
-    for (const Row& r : rows)
-      if (r.value) values.push_back(*r.value);
-    if (!values.empty()) scale = median(values);
-  }
-
+  // Each row's devices, resolved once.
   TopologyIndex index(t);
-  std::vector<DeviceOverride> out;
-  std::vector<std::int64_t> slot(t.device_count(), -1);  // its override in out
   auto names = t.accelerators();
-  for (const Row& r : rows) {
-    std::vector<DeviceId> devices;
+  std::vector<std::vector<DeviceId>> row_devices(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const Row& row = rows[r];
     NamePattern pattern;
     std::string error;
-    const SourceLocation at{file, r.line, r.device.column};
-    if (!pattern.parse(r.device.text, error)) {
-      sink.error(at, fmt::format("'{}': {}", r.device.text, error));
+    const SourceLocation at{file, row.line, row.device.column};
+    if (!pattern.parse(row.device.text, error)) {
+      sink.error(at, fmt::format("'{}': {}", row.device.text, error));
       continue;
     }
+    std::vector<DeviceId>& devices = row_devices[r];
     if (pattern.is_literal()) {
-      if (auto d = index.find_device(r.device.text); d && is_accelerator(t.device(*d).kind)) devices.push_back(*d);
+      if (auto d = index.find_device(row.device.text); d && is_accelerator(t.device(*d).kind)) devices.push_back(*d);
     } else {
       for (DeviceId d : names)
         if (pattern.matches(t.device_name(d))) devices.push_back(d);
     }
-    if (devices.empty()) {
-      sink.error(at, fmt::format("'{}' names no accelerator of {}", r.device.text, t.name()));
-      continue;
+    if (devices.empty()) sink.error(at, fmt::format("'{}' names no accelerator of {}", row.device.text, t.name()));
+  }
+
+  // What one class sees: the class-less rows, then the class's own (which
+  // win where both name a device), later rows over earlier ones; the
+  // measurements relative to their median over those rows, so the median
+  // device is nominal. `speed` holds one speed per device id.
+  std::set<int> reported;  // lines whose speed is out of range
+  auto apply = [&](const std::string& cls, std::vector<float>& speed, std::vector<std::int64_t>* touched) {
+    std::vector<const Row*> applying;
+    std::vector<std::size_t> which;
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::size_t r = 0; r < rows.size(); ++r)
+        if (pass == 0 ? rows[r].workload_class.empty() : !cls.empty() && rows[r].workload_class == cls) {
+          applying.push_back(&rows[r]);
+          which.push_back(r);
+        }
+    double scale = 1.0;
+    if (measure != Measure::relative) {
+      std::vector<double> values;
+      for (const Row* r : applying)
+        if (r->value) values.push_back(*r->value);
+      if (!values.empty()) scale = median(values);
     }
-    for (DeviceId d : devices) {
-      if (slot[d] < 0) {
-        slot[d] = static_cast<std::int64_t>(out.size());
-        out.push_back({d, t.device(d).speed, t.device(d).state});
-      }
-      DeviceOverride& o = out[static_cast<std::size_t>(slot[d])];
-      if (r.value) {
-        double speed = measure == Measure::relative  ? *r.value
+    for (std::size_t i = 0; i < applying.size(); ++i) {
+      const Row& r = *applying[i];
+      if (!r.value) continue;
+      const double v = measure == Measure::relative     ? *r.value
                        : measure == Measure::throughput ? *r.value / scale
                                                         : scale / *r.value;
-        // The range a topology file's `speed` takes (topoplan-topology(5)).
-        if (!(speed >= 1e-6 && speed <= 1e6)) {
+      // The range a topology file's `speed` takes (topoplan-topology(5)).
+      if (!(v >= 1e-6 && v <= 1e6)) {
+        if (reported.insert(r.line).second)
           sink.error({file, r.line, r.value_column},
-                     fmt::format("a relative speed of {:g} is out of range (1e-06 to 1e+06 times nominal)", speed));
-          break;
-        }
-        o.speed = static_cast<float>(speed);
+                     fmt::format("a relative speed of {:g} is out of range (1e-06 to 1e+06 times nominal)", v));
+        continue;
       }
-      if (r.state) o.state = *r.state;
+      for (DeviceId d : row_devices[which[i]]) {
+        speed[d] = static_cast<float>(v);
+        if (touched) (*touched)[d] = 1;
+      }
     }
+  };
+
+  std::vector<float> base(t.device_count());
+  for (DeviceId d = 0; d < t.device_count(); ++d) base[d] = t.device(d).speed;
+
+  // The default: speeds and states of the class-less rows and the default class's.
+  std::vector<float> speed = base;
+  std::vector<std::int64_t> named(t.device_count(), 0);
+  apply(perf.default_class, speed, &named);
+  std::vector<std::optional<DeviceState>> state(t.device_count());
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const Row& row = rows[r];
+      const bool applies = pass == 0 ? row.workload_class.empty()
+                                     : !perf.default_class.empty() && row.workload_class == perf.default_class;
+      if (!applies) continue;
+      for (DeviceId d : row_devices[r]) {
+        named[d] = 1;
+        if (row.state) state[d] = row.state;
+      }
+    }
+  for (DeviceId d = 0; d < t.device_count(); ++d)
+    if (named[d]) perf.overrides.push_back({d, speed[d], state[d].value_or(t.device(d).state)});
+
+  for (const std::string& cls : perf.classes) {
+    std::vector<float> s = base;
+    apply(cls, s, nullptr);
+    SpeedClass c{cls, {}};
+    c.speed.reserve(names.size());
+    for (DeviceId d : names) c.speed.push_back(s[d]);
+    perf.speed_classes.push_back(std::move(c));
   }
   sink.throw_if_any();
-  std::sort(out.begin(), out.end(), [](const DeviceOverride& a, const DeviceOverride& b) { return a.device < b.device; });
-  return out;
+  return perf;
+}
+
+std::vector<DeviceOverride> read_device_perf(std::string_view text, const std::string& file, const Topology& t,
+                                             const std::string& workload_class) {
+  DevicePerf perf = read_device_perf_classes(text, file, t, workload_class);
+  if (workload_class.empty() && perf.classes.size() > 1)
+    throw InputError({file, perf.header_line, perf.class_column},
+                     fmt::format("rows for {} workload classes ({}); choose one with --perf-class",
+                                 perf.classes.size(), fmt::join(perf.classes, ", ")));
+  return std::move(perf.overrides);
 }
 
 }  // namespace topoplan

@@ -22,6 +22,12 @@ std::optional<DeviceKind> parse_device_kind(std::string_view text) {
 
 std::vector<std::string> device_kind_names() { return {kKindNames.begin(), kKindNames.end()}; }
 
+const SpeedClass* Topology::speed_class(std::string_view name) const {
+  auto it = std::lower_bound(speed_classes_.begin(), speed_classes_.end(), name,
+                             [](const SpeedClass& c, std::string_view n) { return c.name < n; });
+  return it != speed_classes_.end() && it->name == name ? &*it : nullptr;
+}
+
 bool is_accelerator(DeviceKind kind) { return kind == DeviceKind::gpu || kind == DeviceKind::lpu; }
 
 bool is_switch(DeviceKind kind) {

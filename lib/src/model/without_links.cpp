@@ -66,7 +66,8 @@ Topology rebuild(const Topology& t, std::span<const LinkId> removed, std::span<c
                l.origin);
   }
   DiagnosticSink sink;
-  return b.finish(sink);
+  std::vector<SpeedClass> classes(t.speed_classes().begin(), t.speed_classes().end());
+  return with_speed_classes(b.finish(sink), std::move(classes));
 }
 
 }  // namespace
@@ -75,6 +76,12 @@ Topology without_links(const Topology& t, std::span<const LinkId> removed) { ret
 
 Topology with_device_overrides(const Topology& t, std::span<const DeviceOverride> overrides) {
   return rebuild(t, {}, overrides);
+}
+
+Topology with_speed_classes(Topology t, std::vector<SpeedClass> classes) {
+  std::sort(classes.begin(), classes.end(), [](const SpeedClass& a, const SpeedClass& b) { return a.name < b.name; });
+  t.speed_classes_ = std::move(classes);
+  return t;
 }
 
 }  // namespace topoplan

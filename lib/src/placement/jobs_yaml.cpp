@@ -150,7 +150,7 @@ const std::vector<std::string_view>& JobReader::keys() {
       "name",     "kind",     "gpus",     "lpus",     "accelerators", "nodes",    "replicas", "min_replicas",
       "gpus_per_replica", "lpus_per_replica", "parallelism", "workload", "required", "preferred", "spread",
       "replicas_within", "exclusive_level", "priority", "tenant", "model", "exclusive", "queue", "priority_class", "shape",
-      "deterministic", "spare"};
+      "deterministic", "spare", "perf_class"};
   static const std::vector<std::string_view> kAll = [] {
     std::vector<std::string_view> all = kKeys;
     all.insert(all.end(), service_keys().begin(), service_keys().end());
@@ -271,6 +271,12 @@ std::optional<Job> JobReader::read(const yaml::Node& node, const std::vector<std
   read_shape(m, job);
   job.queue = m.string("queue").value_or("");
   job.priority_class = m.string("priority_class").value_or("");
+  if (auto c = m.string("perf_class")) {
+    if (c->empty())
+      sink_.error(m.where("perf_class"), "'perf_class' names a workload class of --device-perf; give a name");
+    job.perf_class = *c;
+    job.perf_class_where = m.where("perf_class");
+  }
   read_service(m, job);  // also after other errors: every problem of the job at once
   if (sink_.size() != before) return std::nullopt;
   return job;

@@ -255,6 +255,7 @@ void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, st
   if (job.shape != ChainShape::none) w.field("shape", std::string(chain_shape_name(job.shape)));
   if (job.deterministic) w.field("deterministic", true);
   if (job.spare) w.field("spare", *job.spare);
+  if (!job.perf_class.empty()) w.field("perf_class", job.perf_class);
   if (svc) {
     if (svc->availability)
       w.key("availability").begin_object().field("level", svc->availability->level)

@@ -11,6 +11,7 @@ namespace topoplan {
 std::vector<float> speed_levels(const Topology& t) {
   std::vector<float> speeds;
   for (DeviceId d : t.accelerators()) speeds.push_back(t.device(d).speed);
+  for (const SpeedClass& c : t.speed_classes()) speeds.insert(speeds.end(), c.speed.begin(), c.speed.end());
   std::sort(speeds.begin(), speeds.end(), std::greater<>());
   speeds.erase(std::unique(speeds.begin(), speeds.end()), speeds.end());
   return speeds;
@@ -26,12 +27,15 @@ std::vector<std::uint32_t> place_speed_aware(const PlannerCore& core, const Capa
   const Topology& t = core.t;
   const PlaceRequest request = core.request_for(job, shape);
   auto accels = t.accelerators();
+  const SpeedClass* workload = speed_class_of(t, job);
+  // The speed of accelerator `a` (an index into accels) for this job.
+  auto speed = [&](std::uint32_t a) { return workload ? workload->speed[a] : t.device(accels[a]).speed; };
   // The usable devices' speeds, fastest first: a threshold that leaves
   // m x ranks of them for m = 1, 1.25, ..., 8 (the tighter, the more the
   // policy's topology choice gives way to speed).
   std::vector<float> usable;
   for (std::uint32_t a = 0; a < accels.size(); ++a)
-    if (view.usable(a)) usable.push_back(t.device(accels[a]).speed);
+    if (view.usable(a)) usable.push_back(speed(a));
   std::sort(usable.begin(), usable.end(), std::greater<>());
   std::vector<float> thresholds;
   for (double m : {1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 8.0}) {
@@ -50,7 +54,7 @@ std::vector<std::uint32_t> place_speed_aware(const PlannerCore& core, const Capa
   auto score = [&](const std::vector<std::uint32_t>& chosen) {
     std::vector<DeviceId> devices;
     for (std::size_t i = 0; i < chosen.size() && i < shape.ranks; ++i) devices.push_back(accels[chosen[i]]);
-    const double slowest = slowest_speed(t, devices);
+    const double slowest = slowest_speed(t, devices, workload);
     const double comm = request.pricer ? std::max(0.0, request.pricer->step_seconds(job, devices)) : 0.0;
     return compute > 0 ? std::make_pair(estimated_step(compute, comm, slowest), 0.0)
                        : std::make_pair(estimated_step(0, 0, slowest), comm);
@@ -69,7 +73,7 @@ std::vector<std::uint32_t> place_speed_aware(const PlannerCore& core, const Capa
   std::pair<double, double> best_score = best.empty() ? std::make_pair(0.0, 0.0) : score(best);
   for (float threshold : thresholds) {
     CapacityView fast = view;
-    fast.restrict([&](std::uint32_t a) { return t.device(accels[a]).speed >= threshold; });
+    fast.restrict([&](std::uint32_t a) { return speed(a) >= threshold; });
     std::vector<std::uint32_t> chosen = core.policy->place(fast, request);
     if (chosen.empty() || splits_granules(chosen)) continue;
     std::pair<double, double> s = score(chosen);

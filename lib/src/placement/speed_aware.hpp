@@ -13,7 +13,8 @@
 
 namespace topoplan {
 
-/// Distinct accelerator speeds of `topology`, fastest first.
+/// Distinct accelerator speeds of `topology`, for the default class and every
+/// other, fastest first.
 std::vector<float> speed_levels(const Topology& topology);
 
 /// Whether the planner weighs speed for `job`: a training job of several

@@ -21,4 +21,9 @@ struct DeviceOverride {
 /// other.
 Topology with_device_overrides(const Topology& topology, std::span<const DeviceOverride> overrides);
 
+/// `topology` with per-workload-class speeds (each class's `speed` holds one
+/// value per accelerator; names unique), replacing any it had. Jobs that
+/// name a class see its speeds; others see the devices' own.
+Topology with_speed_classes(Topology topology, std::vector<SpeedClass> classes);
+
 }  // namespace topoplan

@@ -111,6 +111,13 @@ struct TopologyParameter {
 
 class TopologyBuilder;
 
+/// The accelerators' speeds for jobs of one workload class (what the rows of
+/// that class of a `--device-perf` file say, over its class-less rows).
+struct SpeedClass {
+  std::string name;
+  std::vector<float> speed;  // relative, 1.0 = nominal; one per accelerator, in accelerators() order
+};
+
 /// An immutable topology. Build one with TopologyBuilder or load one with
 /// load_topology (io/topology_source.hpp).
 class Topology {
@@ -164,6 +171,17 @@ class Topology {
   const Labels& labels(std::uint32_t index) const { return labels_[index]; }
   const SourceLocation& origin(std::uint32_t index) const { return origins_[index]; }
 
+  /// The workload classes with speeds of their own, by name; empty without
+  /// a per-class performance file.
+  std::span<const SpeedClass> speed_classes() const { return speed_classes_; }
+  /// The class named `name`, or null (a job of that class sees `speed`).
+  const SpeedClass* speed_class(std::string_view name) const;
+  /// The speed of `device` for a job of class `workload` (null: the
+  /// device's own `speed`, which is what jobs of the default class see).
+  float speed(DeviceId device, const SpeedClass* workload) const {
+    return workload && accel_index_[device] != kNone ? workload->speed[accel_index_[device]] : devices_[device].speed;
+  }
+
   /// The node's hostname (nodes only).
   std::string_view hostname(DomainId node) const { return strings_[domains_[node].hostname]; }
   /// What a node offers besides its accelerators (allocatable, taints,
@@ -181,6 +199,7 @@ class Topology {
 
  private:
   friend class TopologyBuilder;
+  friend Topology with_speed_classes(Topology topology, std::vector<SpeedClass> classes);
 
   std::string name_;
   std::string description_;
@@ -199,6 +218,7 @@ class Topology {
   std::vector<Labels> labels_;             // labels_[0] is empty
   std::vector<NodeResources> node_resources_;  // [0] is the default
   std::vector<SourceLocation> origins_;    // origins_[0] is unknown
+  std::vector<SpeedClass> speed_classes_;  // sorted by name, names unique
 };
 
 /// Finds devices and domains by the names Topology prints. Building it costs a

@@ -64,6 +64,8 @@ struct Job {
   ChainShape shape = ChainShape::none;    // chips in this shape over direct links
   bool deterministic = false;             // every hop of the shape at the same latency
   std::optional<std::string> spare;       // level: a whole node kept free in each such domain it uses
+  std::string perf_class;                 // workload class whose --device-perf rows give its speeds; "" = the default
+  SourceLocation perf_class_where;        // where perf_class is written (empty: not written)
   // Recorded from Kubernetes and Slurm manifests (topoplan-formats(5)) and
   // printed with the plan; the planner does not use them.
   std::string queue;                      // Kueue LocalQueue, Volcano queue, Slurm partition
