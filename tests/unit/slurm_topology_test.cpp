@@ -198,8 +198,8 @@ TEST_CASE("slurm import: syntax errors name line and column") {
                  "4:1: nodes= belongs on the line of a SwitchName= or BlockName=",
                  "5:21: unterminated quoted value",
                  "6:25: LinkSpeed 'fast' is not a number",
-                 "7:1: topology/block lines (BlockName, BlockSizes) in a file with SwitchName lines (topology/tree); "
-                 "Slurm reads one plugin's keys",
+                 std::string("7:1: topology/block lines (BlockName, BlockSizes) in a file with SwitchName lines "
+                             "(topology/tree); Slurm reads one plugin's keys"),
              });
 }
 

@@ -1,6 +1,8 @@
 // import --from topograph: NVIDIA Topograph's cluster models.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <map>
 #include <optional>
 #include <set>
@@ -50,7 +52,7 @@ std::string labels_of(const Topology& t, const std::string& domain) {
   std::optional<DomainId> d = TopologyIndex(t).find_domain(domain);
   if (!d) return "(no domain " + domain + ")";
   std::string out;
-  for (const auto& [k, v] : t.labels(t.domain(*d).labels)) out += k + "=" + v + ";";
+  for (const auto& [k, v] : t.labels(t.domain(*d).labels)) out += fmt::format("{}={};", k, v);
   return out;
 }
 
