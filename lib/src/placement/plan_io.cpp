@@ -780,6 +780,15 @@ void PlanReader::entry(const yaml::Node& node, Plan& plan) {
     }
   p.placed = placed && !p.replicas.empty();
   if (!p.placed) p.replicas.clear();
+  // Only devices can size an entry that does not give its size; one that is
+  // not placed has none, and would be written back as a job of 0 GPUs.
+  if (!p.placed && job->per_replica == 0 && !job->nodes && !job->service) {
+    sink_.error(yaml::where(file_, node),
+                fmt::format("plan entry '{}' is not placed and gives no size: give gpus, nodes, or replicas and "
+                            "gpus_per_replica",
+                            job->name));
+    return;
+  }
   // A shaped job's spare nodes stay its own (--occupied keeps them free).
   if (p.placed && node["spare_nodes"].IsDefined()) {
     for (DeviceId d : devices(node["spare_nodes"], true)) {
