@@ -61,6 +61,21 @@ TEST_CASE("a DisaggregatedSet is a service of slices whose role replicas are LWS
   CHECK(job.per_replica == 2 * 8 + 4);
   CHECK_FALSE(job.required);
   CHECK_FALSE(job.spread);
+  CHECK(s.roles[0].phase == RolePhase::prefill);
+  CHECK(s.roles[1].phase == RolePhase::decode);
+}
+
+TEST_CASE("a DisaggregatedSet role's phase comes from its engine's flags before its name", "[disaggregatedset]") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  std::string roles = role("ctx", "", 1, 4) + role("gen", "", 1, 4);
+  // The gen role's container runs SGLang as a decode server.
+  roles.replace(roles.rfind("{name: c,"), 9, "{name: c, args: [--disaggregation-mode, decode],");
+  ManifestJobs out = read(ds("", roles), t);
+  REQUIRE(out.jobs.size() == 1);
+  const Service& s = *out.jobs.front().service;
+  CHECK(s.roles[0].phase == RolePhase::other);
+  CHECK(s.roles[1].phase == RolePhase::decode);
+  CHECK_FALSE(s.disaggregated());
 }
 
 TEST_CASE("placementPolicy packs and spreads slices, or keeps domains to one slice", "[disaggregatedset]") {

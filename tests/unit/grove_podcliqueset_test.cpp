@@ -79,6 +79,11 @@ TEST_CASE("a PodCliqueSet is a service: replicas are slices, GPU cliques roles",
   CHECK(s.roles[1].replicas == 2);
   CHECK(s.roles[2].replicas == 2);
   CHECK(job.per_replica == 2 * 4 + 2 * 4 + 2 * 4);
+  // Phases: prefill by its name, the decode cliques by their scaling group.
+  CHECK(s.roles[0].phase == RolePhase::prefill);
+  CHECK(s.roles[1].phase == RolePhase::decode);
+  CHECK(s.roles[2].phase == RolePhase::decode);
+  CHECK(s.disaggregated());
   // block -> example.com/block -> su (the binding in the other input).
   REQUIRE(job.required);
   CHECK(*job.required == "su");

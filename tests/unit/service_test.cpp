@@ -158,7 +158,7 @@ TEST_CASE("memory per GPU: weights over tp x pp, KV split down to one head a ran
   s.workload.prompt_tokens = 8000;
   s.workload.output_tokens = 500;
   s.workload.batch = 4;
-  ServiceRole decode{"decode", 1, 8, {}};
+  ServiceRole decode{"decode", 1, 8, {}, 0, RolePhase::decode};
   decode.parallelism.tp = 8;
   // 140e9 bytes of weights / 8 + 4 x 8500 tokens x 327,680 bytes / 8 ranks.
   CHECK(role_memory_bytes(s, decode) == Approx(140e9 / 8 + 4.0 * 8500 * 327680 / 8));
@@ -166,7 +166,7 @@ TEST_CASE("memory per GPU: weights over tp x pp, KV split down to one head a ran
   decode.parallelism.tp = 16;
   CHECK(role_memory_bytes(s, decode) == Approx(140e9 / 16 + 4.0 * 8500 * 327680 / 8));
   // A prefill role holds its prompts only.
-  ServiceRole prefill{"prefill", 1, 4, {}};
+  ServiceRole prefill{"prefill", 1, 4, {}, 0, RolePhase::prefill};
   prefill.parallelism.tp = 4;
   CHECK(role_memory_bytes(s, prefill) == Approx(140e9 / 4 + 4.0 * 8000 * 327680 / 4));
   // MLA: the latent is on every TP rank.
@@ -175,7 +175,7 @@ TEST_CASE("memory per GPU: weights over tp x pp, KV split down to one head a ran
   mla.workload.layers = 61;
   mla.workload.kv_latent = 576;
   mla.workload.tokens_in_flight = 10000;
-  ServiceRole r{"decode", 1, 4, {}};
+  ServiceRole r{"decode", 1, 4, {}, 0, RolePhase::decode};
   r.parallelism.tp = 4;
   CHECK(role_memory_bytes(mla, r) == Approx(2e9 / 4 + 10000.0 * 70272));
   // Experts are split over ep as well; data-parallel ranks hold their own requests.
@@ -183,7 +183,7 @@ TEST_CASE("memory per GPU: weights over tp x pp, KV split down to one head a ran
   moe.workload.parameters = 671e9;
   moe.workload.expert_parameters = 654e9;
   moe.workload.bytes_per_parameter = 1;
-  ServiceRole wide{"decode", 1, 64, {}};
+  ServiceRole wide{"decode", 1, 64, {}, 0, RolePhase::decode};
   wide.parallelism.dp = 64;
   wide.parallelism.ep = 64;
   CHECK(role_memory_bytes(moe, wide) == Approx(17e9 + 654e9 / 64));

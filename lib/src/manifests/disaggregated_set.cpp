@@ -187,13 +187,16 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
     }
     yaml::Node worker = lwt["workerTemplate"];
     yaml::Node leader = lwt["leaderTemplate"];
+    std::vector<std::string> args;  // the engine's flags, for the role's phase
     auto gpus = [&](const yaml::Node& tmpl) {
       PodSpecInfo info = read_pod_spec(tmpl["spec"], file_, sink_, true);
+      args.insert(args.end(), info.args.begin(), info.args.end());
       return static_cast<std::uint32_t>(std::clamp<long long>(
           info.requests.value("nvidia.com/gpu") + info.requests.value("amd.com/gpu"), 0, kMaxCount));
     };
     p.worker = gpus(worker);
     p.leader = leader.IsDefined() ? gpus(leader) : p.worker;  // the leader runs the worker template without one
+    role.phase = infer_role_phase({role.name}, args);
     any_accelerators = any_accelerators || p.leader > 0 || p.worker > 0;
     role.replicas = static_cast<std::uint32_t>(replicas);
     pods.push_back(p);

@@ -57,6 +57,7 @@ struct Clique {
   std::string role_name;  // spec.roleName
   std::uint32_t replicas = 1;
   std::uint32_t accelerators = 0;    // per pod
+  std::vector<std::string> args;     // its containers' command and args (the engine's flags)
   bool nvidia = false;               // asks for nvidia.com/gpu
   std::optional<std::string> mnnvl;  // its own annotation
   SourceLocation mnnvl_at;
@@ -279,6 +280,7 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
           reject(where(pod[forbidden]),
                  fmt::format("clique '{}': podSpec.{} must not be set", q.name, forbidden));
       PodSpecInfo info = read_pod_spec(pod, file_, sink_, true);
+      q.args = std::move(info.args);
       const long long nvidia = info.requests.value("nvidia.com/gpu");
       const long long amd = info.requests.value("amd.com/gpu");
       q.nvidia = nvidia > 0;
@@ -430,6 +432,9 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
     if (any_accelerators && q.accelerators == 0) continue;
     ServiceRole role;
     role.name = q.name;
+    role.phase = infer_role_phase(
+        {q.name, q.role_name, q.group >= 0 ? std::string_view(groups[static_cast<std::size_t>(q.group)].name) : ""},
+        q.args);
     const std::uint64_t replicas =
         std::uint64_t{q.replicas} * (q.group >= 0 ? groups[static_cast<std::size_t>(q.group)].replicas : 1);
     role.replicas = static_cast<std::uint32_t>(std::min<std::uint64_t>(replicas, kMaxCount));

@@ -111,7 +111,13 @@ class SpecReader {
     ResourceList running;
     yaml::Node containers = child(spec, "containers");
     if (list_or_absent(containers, "containers") && containers.IsDefined() && !containers.IsNull())
-      for (const yaml::Node& c : containers) running.add(container_requests(c, limits_as_requests));
+      for (const yaml::Node& c : containers) {
+        running.add(container_requests(c, limits_as_requests));
+        for (const char* key : {"command", "args"})
+          if (yaml::Node words = child(c, key); words.IsSequence())
+            for (const yaml::Node& w : words)
+              if (w.IsScalar()) info.args.push_back(w.Scalar());
+      }
     ResourceList sidecars;  // restartable init containers started so far
     ResourceList init_peak;
     yaml::Node inits = child(spec, "initContainers");

@@ -22,6 +22,7 @@ struct PodSpecInfo {
   std::vector<Toleration> tolerations;
   std::string node_name;             // spec.nodeName
   std::vector<std::string> ignored;  // fields read but not honoured (pod affinity, spread constraints)
+  std::vector<std::string> args;     // the containers' command and args, in order (an engine's flags)
 };
 
 /// Reads `spec` (a PodSpec; absent or null is an empty one). Requests are

@@ -218,6 +218,7 @@ void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, st
     for (const ServiceRole& role : svc->roles) {
       w.key(role.name).begin_object().field("replicas", role.replicas).field("gpus_per_replica", role.per_replica);
       if (role.batch) w.field("batch", role.batch);
+      if (role.phase != phase_named(role.name)) w.field("phase", std::string(role_phase_name(role.phase)));
       w.key("parallelism").begin_object();
       w.field("tp", role.parallelism.tp).field("pp", role.parallelism.pp).field("dp", role.parallelism.dp);
       w.field("ep", role.parallelism.ep).end_object();

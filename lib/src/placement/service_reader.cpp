@@ -31,9 +31,18 @@ bool JobReader::read_role(const yaml::Node& name, const yaml::Node& node, Servic
     return false;
   }
   yaml::MapReader m(node, file_, sink_, fmt::format("role '{}'", role.name));
-  m.allow({"replicas", "gpus_per_replica", "lpus_per_replica", "parallelism", "batch"});
+  m.allow({"replicas", "gpus_per_replica", "lpus_per_replica", "parallelism", "batch", "phase"});
   if (!m.ok()) return false;
   const std::size_t before = sink_.size();
+  // The phase is the role's name (prefill, decode) unless it says otherwise.
+  role.phase = phase_named(role.name);
+  if (auto phase = m.has("phase") ? m.string("phase", true) : std::nullopt) {
+    if (*phase == "prefill" || *phase == "decode" || *phase == "other")
+      role.phase = phase_named(*phase);
+    else
+      sink_.error(m.where("phase"), fmt::format("role '{}': 'phase' is prefill, decode or other, not '{}'", role.name,
+                                                *phase));
+  }
   role.replicas = count(m, "replicas", 1, 1'000'000).value_or(1);
   role.batch = count(m, "batch", 1, 100'000'000).value_or(0);
   std::optional<std::uint32_t> per;

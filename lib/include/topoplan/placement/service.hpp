@@ -20,6 +20,7 @@
 
 #include "topoplan/cost/step_cost.hpp"
 #include "topoplan/model/topology.hpp"
+#include "topoplan/placement/role_phase.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan {
@@ -33,8 +34,9 @@ struct ServiceRole {
   std::uint32_t per_replica = 1;  // accelerators per replica (tp x pp x dp)
   Parallelism parallelism;
   std::uint32_t batch = 0;        // requests in flight per replica; 0 = the workload's
-  bool is_prefill() const { return name == "prefill"; }
-  bool is_decode() const { return name == "decode"; }
+  RolePhase phase = RolePhase::other;
+  bool is_prefill() const { return phase == RolePhase::prefill; }
+  bool is_decode() const { return phase == RolePhase::decode; }
   std::uint32_t accelerators() const { return replicas * per_replica; }
 };
 
