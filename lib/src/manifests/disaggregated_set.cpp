@@ -24,6 +24,7 @@
 #include "../io/kubernetes_names.hpp"
 #include "../io/yaml_support.hpp"
 #include "manifest_readers.hpp"
+#include "engine_flags.hpp"
 #include "pod_spec.hpp"
 #include "topoplan/placement/service.hpp"
 
@@ -196,7 +197,7 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
     };
     p.worker = gpus(worker);
     p.leader = leader.IsDefined() ? gpus(leader) : p.worker;  // the leader runs the worker template without one
-    role.phase = infer_role_phase({role.name}, args);
+    role.phase = infer_role_phase({role.name}, read_engine_flags(args));
     any_accelerators = any_accelerators || p.leader > 0 || p.worker > 0;
     role.replicas = static_cast<std::uint32_t>(replicas);
     pods.push_back(p);

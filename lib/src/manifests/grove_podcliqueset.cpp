@@ -31,7 +31,9 @@
 
 #include "../io/kubernetes_names.hpp"
 #include "../io/yaml_support.hpp"
+#include "grove_domains.hpp"
 #include "manifest_readers.hpp"
+#include "engine_flags.hpp"
 #include "pod_spec.hpp"
 #include "topoplan/placement/service.hpp"
 
@@ -79,7 +81,7 @@ class PodCliqueSetReader {
  public:
   PodCliqueSetReader(const std::string& file, const LevelMap& levels, const GroveTopologies& topologies,
                      ManifestJobs& out, DiagnosticSink& sink)
-      : file_(file), levels_(levels), topologies_(topologies), out_(out), sink_(sink) {}
+      : file_(file), levels_(levels), domains_(levels, topologies), out_(out), sink_(sink) {}
 
   void read(const yaml::Node& doc);
 
@@ -113,20 +115,20 @@ class PodCliqueSetReader {
   std::optional<std::string> mnnvl_annotation(const yaml::Node& holder, SourceLocation& at);
   Constraint constraint(const yaml::Node& n);
   // The level a domain of the set's binding names; nullopt (reported) when none.
-  std::optional<LevelIndex> level_of(const std::string& domain, const SourceLocation& at);
+  std::optional<LevelIndex> level_of(const std::string& domain, const SourceLocation& at) {
+    return domains_.level_of(domain, at, "ClusterTopologyBinding", sink_);
+  }
   // Where `domain` ranks, coarsest first: in the binding, or as a level.
-  std::optional<std::size_t> rank(const std::string& domain);
+  std::optional<std::size_t> rank(const std::string& domain) const { return domains_.rank(domain); }
   void check_hierarchy(const Constraint& parent, std::string_view parent_what, const Constraint& c,
                        std::string_view what);
 
   const std::string& file_;
   const LevelMap& levels_;
-  const GroveTopologies& topologies_;
+  GroveDomains domains_;  // the set's topologyName's binding, once known
   ManifestJobs& out_;
   DiagnosticSink& sink_;
   std::string name_ = "?";
-  const GroveTopologies::Binding* binding_ = nullptr;
-  std::string topology_name_;  // the set's topologyName, once known
   std::vector<Diagnostic> rejections_;
 };
 
@@ -168,32 +170,6 @@ Constraint PodCliqueSetReader::constraint(const yaml::Node& n) {
     c.preferred_at = where(preferred);
   }
   return c;
-}
-
-std::optional<std::size_t> PodCliqueSetReader::rank(const std::string& domain) {
-  if (binding_) {
-    for (std::size_t i = 0; i < binding_->levels.size(); ++i)
-      if (binding_->levels[i].domain == domain) return i;
-    return std::nullopt;
-  }
-  if (domain == "host") return levels_.topology().host_level();
-  return levels_.level_of_label(domain);
-}
-
-std::optional<LevelIndex> PodCliqueSetReader::level_of(const std::string& domain, const SourceLocation& at) {
-  if (binding_) {
-    for (const GroveTopologies::Level& l : binding_->levels)
-      if (l.domain == domain)
-        return levels_.resolve_label(l.key, fmt::format("ClusterTopologyBinding level '{}'", domain), l.where, sink_);
-    return std::nullopt;  // rejected by the domain check
-  }
-  if (auto r = rank(domain)) return static_cast<LevelIndex>(*r);
-  const std::string binding = topology_name_.empty() ? std::string("the ClusterTopologyBinding")
-                                                     : fmt::format("ClusterTopologyBinding '{}'", topology_name_);
-  sink_.error(at, fmt::format("topology domain '{}' is not a level of topology '{}' ({}); give {} among the "
-                              "inputs: its levels map Grove's domains to node labels",
-                              domain, levels_.topology().name(), levels_.level_list(), binding));
-  return std::nullopt;
 }
 
 // Grove refuses a child constraint whose domain is coarser than its parent's
@@ -365,22 +341,16 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
   for (const ScalingGroup& g : groups) take_name(g.constraint, true);
   for (const Clique& q : cliques) take_name(q.constraint, true);
   if (topology_name) {
-    topology_name_ = *topology_name;
-    auto it = topologies_.bindings.find(*topology_name);
-    if (it != topologies_.bindings.end())
-      binding_ = &it->second;
-    else
+    if (!domains_.select(*topology_name))
       warn(topology_at, fmt::format("ClusterTopologyBinding '{}' is not among the inputs; its domains are read as "
                                     "the levels of topology '{}'",
                                     *topology_name, levels_.topology().name()));
   }
   // Every domain named must be a level of the binding.
   auto check_domain = [&](const std::optional<std::string>& d, const SourceLocation& at) {
-    if (!d || !binding_ || rank(*d)) return;
-    std::vector<std::string> domains;
-    for (const GroveTopologies::Level& l : binding_->levels) domains.push_back(l.domain);
+    if (!d || !domains_.binding() || rank(*d)) return;
     reject(at, fmt::format("topology domain '{}' does not exist in cluster topology '{}' [{}]", *d, *topology_name,
-                           fmt::join(domains, " ")));
+                           domains_.domain_list()));
   };
   auto check_domains = [&](const Constraint& c) {
     check_domain(c.required, c.required_at);
@@ -434,7 +404,7 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
     role.name = q.name;
     role.phase = infer_role_phase(
         {q.name, q.role_name, q.group >= 0 ? std::string_view(groups[static_cast<std::size_t>(q.group)].name) : ""},
-        q.args);
+        read_engine_flags(q.args));
     const std::uint64_t replicas =
         std::uint64_t{q.replicas} * (q.group >= 0 ? groups[static_cast<std::size_t>(q.group)].replicas : 1);
     role.replicas = static_cast<std::uint32_t>(std::min<std::uint64_t>(replicas, kMaxCount));
@@ -572,12 +542,14 @@ void collect_grove_topologies(const std::vector<yaml::Node>& documents, const st
     if (!doc.IsDefined() || !doc.IsMap()) continue;
     yaml::Node kind = doc["kind"];
     yaml::Node api = doc["apiVersion"];
-    if (!kind.IsScalar() || kind.Scalar() != "ClusterTopologyBinding" || !api.IsScalar() ||
+    if (!kind.IsScalar() || (kind.Scalar() != "ClusterTopologyBinding" && kind.Scalar() != "ClusterTopology") ||
+        !api.IsScalar() ||
         api.Scalar().rfind("grove.io/", 0) != 0)
       continue;
+    const std::string& kind_name = kind.Scalar();
     yaml::Node name = doc["metadata"]["name"];
     if (!name.IsScalar() || name.Scalar().empty()) {
-      sink.error(yaml::where(file, doc), "a ClusterTopologyBinding needs metadata.name");
+      sink.error(yaml::where(file, doc), fmt::format("a {} needs metadata.name", kind_name));
       continue;
     }
     GroveTopologies::Binding b;
@@ -585,8 +557,7 @@ void collect_grove_topologies(const std::vector<yaml::Node>& documents, const st
     yaml::Node levels = doc["spec"]["levels"];
     if (!levels.IsSequence() || levels.size() == 0) {
       sink.error(levels.IsDefined() ? yaml::where(file, levels) : b.where,
-                 fmt::format("ClusterTopologyBinding '{}' needs spec.levels: a list of {{domain, key}}, coarsest "
-                             "first",
+                 fmt::format("{} '{}' needs spec.levels: a list of {{domain, key}}, coarsest first", kind_name,
                              name.Scalar()));
       continue;
     }
@@ -595,17 +566,15 @@ void collect_grove_topologies(const std::vector<yaml::Node>& documents, const st
       yaml::Node domain = l["domain"];
       yaml::Node key = l["key"];
       if (!domain.IsScalar() || domain.Scalar().empty() || !key.IsScalar() || key.Scalar().empty()) {
-        sink.error(yaml::where(file, l), fmt::format("ClusterTopologyBinding '{}': each level needs a domain and a "
-                                                     "key (a node label)",
-                                                     name.Scalar()));
+        sink.error(yaml::where(file, l), fmt::format("{} '{}': each level needs a domain and a key (a node label)",
+                                                     kind_name, name.Scalar()));
         ok = false;
         continue;
       }
       for (const GroveTopologies::Level& other : b.levels)
         if (other.domain == domain.Scalar() || other.key == key.Scalar()) {
-          sink.error(yaml::where(file, l), fmt::format("ClusterTopologyBinding '{}': domain '{}' or key '{}' is "
-                                                       "given twice",
-                                                       name.Scalar(), domain.Scalar(), key.Scalar()));
+          sink.error(yaml::where(file, l), fmt::format("{} '{}': domain '{}' or key '{}' is given twice",
+                                                       kind_name, name.Scalar(), domain.Scalar(), key.Scalar()));
           ok = false;
         }
       b.levels.push_back({domain.Scalar(), key.Scalar(), yaml::where(file, key)});

@@ -753,9 +753,15 @@ void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const s
       workloads.read(doc, group, *kind);
       continue;
     }
-    if (group == "grove.io" && (*kind == "PodCliqueSet" || *kind == "ClusterTopologyBinding")) {
+    if (group == "grove.io" &&
+        (*kind == "PodCliqueSet" || *kind == "ClusterTopologyBinding" || *kind == "ClusterTopology")) {
       any_workload = true;
       if (*kind == "PodCliqueSet") read_grove_podcliqueset(doc, file, levels, grove, out, sink);
+      continue;
+    }
+    if (group == "nvidia.com" && *kind == "DynamoGraphDeployment") {
+      any_workload = true;
+      read_dynamo_graph_deployment(doc, file, levels, grove, out, sink);
       continue;
     }
     if (group == "disaggregatedset.x-k8s.io" && *kind == "DisaggregatedSet") {
@@ -779,7 +785,8 @@ void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const s
     sink.error(r.where(doc["kind"]),
                fmt::format("unknown kind '{}' ({}); topoplan plans Job (batch/v1, Volcano), JobSet, LeaderWorkerSet, "
                            "PyTorchJob, MPIJob, TFJob, JAXJob, XGBoostJob, PaddleJob, TrainJob, Deployment, "
-                           "StatefulSet, Pod, Grove PodCliqueSet and LWS DisaggregatedSet, and skips cluster and "
+                           "StatefulSet, Pod, Grove PodCliqueSet, Dynamo DynamoGraphDeployment and LWS DisaggregatedSet, and "
+                           "skips cluster and "
                            "queue configuration{}{}",
                            *kind, *api, hint.empty() ? "" : "; ", hint));
   }

@@ -62,7 +62,8 @@ void collect_kueue_config(const std::vector<yaml::Node>& documents, const std::s
 /// Topology the inputs lack keeps the topology's own levels (a warning).
 void resolve_kueue_config(KueueConfig& config, const LevelMap& levels, ManifestJobs& out, DiagnosticSink& sink);
 
-/// NVIDIA Grove's ClusterTopologyBinding objects among the inputs: the
+/// NVIDIA Grove's ClusterTopologyBinding objects (ClusterTopology before
+/// Grove renamed it, as Dynamo's docs still call it) among the inputs: the
 /// domain names a PodCliqueSet packs in (zone, block, rack, host...), coarsest
 /// first, each with the node label that defines its domains.
 struct GroveTopologies {
@@ -78,7 +79,7 @@ struct GroveTopologies {
   std::map<std::string, Binding> bindings;  // by metadata.name
 };
 
-/// Collects the ClusterTopologyBinding objects of `documents`.
+/// Collects the ClusterTopologyBinding and ClusterTopology objects of `documents`.
 void collect_grove_topologies(const std::vector<yaml::Node>& documents, const std::string& file,
                               GroveTopologies& topologies, DiagnosticSink& sink);
 
@@ -92,6 +93,12 @@ void read_grove_podcliqueset(const yaml::Node& doc, const std::string& file, con
 /// LeaderWorkerSet groups.
 void read_disaggregated_set(const yaml::Node& doc, const std::string& file, const LevelMap& levels,
                             ManifestJobs& out, DiagnosticSink& sink);
+
+/// Reads one NVIDIA Dynamo DynamoGraphDeployment (nvidia.com/v1alpha1 or
+/// v1beta1) as a service of one slice (dynamo_graph_deployment.cpp): its GPU
+/// components are roles, its packDomain and kvTransferPolicy the service's.
+void read_dynamo_graph_deployment(const yaml::Node& doc, const std::string& file, const LevelMap& levels,
+                                  const GroveTopologies& topologies, ManifestJobs& out, DiagnosticSink& sink);
 
 /// Reads the workloads of Kubernetes `documents` into `out`; input errors go to `sink`.
 void read_kubernetes_documents(const std::vector<yaml::Node>& documents, const std::string& file,

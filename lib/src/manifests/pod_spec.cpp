@@ -60,6 +60,14 @@ class SpecReader {
     return out;
   }
 
+  // A container's command and args, in order.
+  static void add_words(const yaml::Node& container, std::vector<std::string>& out) {
+    for (const char* key : {"command", "args"})
+      if (yaml::Node words = child(container, key); words.IsSequence())
+        for (const yaml::Node& w : words)
+          if (w.IsScalar()) out.push_back(w.Scalar());
+  }
+
   ResourceList container_requests(const yaml::Node& container, bool limits_as_requests) {
     yaml::Node resources = child(container, "resources");
     if (!map_or_absent(resources, "resources")) return {};
@@ -113,10 +121,7 @@ class SpecReader {
     if (list_or_absent(containers, "containers") && containers.IsDefined() && !containers.IsNull())
       for (const yaml::Node& c : containers) {
         running.add(container_requests(c, limits_as_requests));
-        for (const char* key : {"command", "args"})
-          if (yaml::Node words = child(c, key); words.IsSequence())
-            for (const yaml::Node& w : words)
-              if (w.IsScalar()) info.args.push_back(w.Scalar());
+        add_words(c, info.args);
       }
     ResourceList sidecars;  // restartable init containers started so far
     ResourceList init_peak;
@@ -203,6 +208,16 @@ class SpecReader {
 PodSpecInfo read_pod_spec(const yaml::Node& spec, const std::string& file, DiagnosticSink& sink,
                           bool limits_as_requests) {
   return SpecReader(file, sink).read(spec, limits_as_requests);
+}
+
+PodSpecInfo read_container(const yaml::Node& container, const std::string& file, DiagnosticSink& sink,
+                           bool limits_as_requests) {
+  SpecReader r(file, sink);
+  PodSpecInfo info;
+  if (!r.map_or_absent(container, "a container")) return info;
+  info.requests = r.container_requests(container, limits_as_requests);
+  SpecReader::add_words(container, info.args);
+  return info;
 }
 
 }  // namespace topoplan

@@ -37,5 +37,9 @@ struct PodSpecInfo {
 /// Malformed values are reported to `sink` at their position.
 PodSpecInfo read_pod_spec(const yaml::Node& spec, const std::string& file, DiagnosticSink& sink,
                           bool limits_as_requests);
+/// One container (a Container, such as Dynamo's extraPodSpec.mainContainer)
+/// as a pod of its own: its requests and its command and args.
+PodSpecInfo read_container(const yaml::Node& container, const std::string& file, DiagnosticSink& sink,
+                           bool limits_as_requests);
 
 }  // namespace topoplan

@@ -1,0 +1,102 @@
+#include "engine_flags.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <optional>
+
+namespace topoplan {
+
+namespace {
+
+std::vector<std::string_view> words(const std::vector<std::string>& args) {
+  std::vector<std::string_view> out;
+  for (const std::string& arg : args) {
+    std::string_view rest = arg;
+    while (!rest.empty()) {
+      std::size_t begin = 0;
+      while (begin < rest.size() && std::isspace(static_cast<unsigned char>(rest[begin]))) ++begin;
+      std::size_t end = begin;
+      while (end < rest.size() && !std::isspace(static_cast<unsigned char>(rest[end]))) ++end;
+      if (end > begin) out.push_back(rest.substr(begin, end - begin));
+      rest.remove_prefix(end);
+    }
+  }
+  return out;
+}
+
+// A size as the engines take it: 1 to 1,000,000.
+std::optional<std::uint32_t> size(std::string_view text) {
+  std::uint32_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v == 0 || v > 1'000'000) return std::nullopt;
+  return v;
+}
+
+RolePhase mode_phase(std::string_view mode) {
+  if (mode == "prefill") return RolePhase::prefill;
+  if (mode == "decode") return RolePhase::decode;
+  return RolePhase::other;
+}
+
+}  // namespace
+
+EngineFlags read_engine_flags(const std::vector<std::string>& args) {
+  struct Flag {
+    std::string_view name;
+    std::uint32_t EngineFlags::*field;
+  };
+  static constexpr Flag kSizes[] = {
+      {"--tensor-parallel-size", &EngineFlags::tp}, {"-tp", &EngineFlags::tp},       {"--tp-size", &EngineFlags::tp},
+      {"--tp", &EngineFlags::tp},                   {"--tp_size", &EngineFlags::tp}, {"--pipeline-parallel-size", &EngineFlags::pp},
+      {"-pp", &EngineFlags::pp},                    {"--pp-size", &EngineFlags::pp}, {"--pp_size", &EngineFlags::pp},
+      {"--data-parallel-size", &EngineFlags::dp},   {"-dp", &EngineFlags::dp},       {"--dp-size", &EngineFlags::dp},
+      {"--dp", &EngineFlags::dp},                   {"--ep-size", &EngineFlags::ep}, {"--ep", &EngineFlags::ep},
+      {"--ep_size", &EngineFlags::ep},
+  };
+  EngineFlags f;
+  bool expert_parallel = false;
+  const std::vector<std::string_view> w = words(args);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    std::string_view flag = w[i];
+    std::optional<std::string_view> value;
+    if (std::size_t eq = flag.find('='); eq != std::string_view::npos && flag.substr(0, 1) == "-") {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    }
+    auto next = [&]() -> std::string_view {
+      if (value) return *value;
+      return i + 1 < w.size() ? w[i + 1] : std::string_view();
+    };
+    if (flag == "--disaggregation-mode") {
+      f.phase = mode_phase(next());
+      f.phase_given = true;
+    } else if (flag == "--is-prefill-worker") {
+      f.phase = RolePhase::prefill;
+      f.phase_given = true;
+    } else if (flag == "--enable-expert-parallel") {
+      expert_parallel = true;
+    } else {
+      for (const Flag& s : kSizes)
+        if (flag == s.name)
+          if (auto v = size(next())) f.*s.field = *v;
+    }
+  }
+  // vLLM's expert parallelism spans its TP x DP ranks.
+  if (expert_parallel && f.ep == 0) f.ep = std::max<std::uint32_t>(f.tp, 1) * std::max<std::uint32_t>(f.dp, 1);
+  return f;
+}
+
+RolePhase infer_role_phase(const std::vector<std::string_view>& names, const EngineFlags& flags) {
+  if (flags.phase_given) return flags.phase;
+  for (std::string_view name : names) {
+    std::string lower(name);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool prefill = lower.find("prefill") != std::string::npos;
+    const bool decode = lower.find("decode") != std::string::npos;
+    if (prefill != decode) return prefill ? RolePhase::prefill : RolePhase::decode;
+  }
+  return RolePhase::other;
+}
+
+}  // namespace topoplan
