@@ -146,3 +146,29 @@ TEST_CASE("a DisaggregatedSet larger than topoplan plans is refused, not wrapped
   CHECK(out.jobs.empty());
   CHECK_THAT(messages(out.rejections), Catch::Contains("accelerators a slice are more than topoplan plans"));
 }
+
+TEST_CASE("Kueue TAS annotations on a DisaggregatedSet's roles act per LWS group, never across roles",
+          "[disaggregatedset]") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  // Each role's worker template asks Kueue for one NVLink domain per group and
+  // names the same podset group.
+  auto annotated = [](const std::string& name, int size) {
+    std::string r = role(name, "", size, 4);
+    const std::string at = "          workerTemplate:\n";
+    r.replace(r.find(at), at.size(),
+              at + "            metadata:\n              annotations:\n"
+              "                kueue.x-k8s.io/podset-group-name: pd\n"
+              "                kueue.x-k8s.io/podset-required-topology: nvidia.com/gpu.clique\n");
+    return r;
+  };
+  ManifestJobs out = read(ds("", annotated("prefill", 2) + annotated("decode", 1)), t);
+  REQUIRE(out.jobs.size() == 1);
+  const std::string text = messages(out.warnings);
+  // prefill's groups are 2 pods: packing each is not honoured; decode's are
+  // one pod, which any domain holds.
+  CHECK_THAT(text, Catch::Contains("role 'prefill': kueue.x-k8s.io/podset-required-topology packs each of the role's "
+                                   "LeaderWorkerSet groups"));
+  CHECK_THAT(text, !Catch::Contains("role 'decode': kueue.x-k8s.io/podset-required-topology"));
+  CHECK_THAT(text, Catch::Contains("podset-group-name 'pd' is on roles prefill, decode"));
+  CHECK(out.rejections.empty());
+}

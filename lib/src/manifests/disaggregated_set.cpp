@@ -17,6 +17,7 @@
 // rolloutStrategy type RollingUpdate and no partition, External scaling
 // only with one slice, generated service names within DNS-1035's 63).
 #include <algorithm>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -66,6 +67,12 @@ class DisaggregatedSetReader {
     return v;
   }
   bool has_exclusive_annotation(const yaml::Node& role);
+  // Kueue TAS annotations on a role's templates, which Kueue applies to
+  // each of the role's LWS groups (one workload each): a pack of groups of
+  // several pods is warned as not honoured, and a podset group named on
+  // several roles as not keeping them together.
+  void kueue_annotations(const yaml::Node& role, const std::string& role_name, std::uint32_t group_size,
+                         std::map<std::string, std::vector<std::string>>& groups);
 
   const std::string& file_;
   const LevelMap& levels_;
@@ -73,6 +80,7 @@ class DisaggregatedSetReader {
   DiagnosticSink& sink_;
   std::string name_ = "?";
   std::vector<Diagnostic> rejections_;
+  std::map<std::string, SourceLocation> group_at_;  // the first place a podset group is named
 };
 
 bool DisaggregatedSetReader::has_exclusive_annotation(const yaml::Node& role) {
@@ -82,6 +90,32 @@ bool DisaggregatedSetReader::has_exclusive_annotation(const yaml::Node& role) {
                                      lwt["workerTemplate"]["metadata"]})
       if (holder["annotations"][key].IsDefined()) return true;
   return false;
+}
+
+void DisaggregatedSetReader::kueue_annotations(const yaml::Node& role, const std::string& role_name,
+                                               std::uint32_t group_size,
+                                               std::map<std::string, std::vector<std::string>>& groups) {
+  static constexpr std::string_view kTopology[] = {"kueue.x-k8s.io/podset-required-topology",
+                                                   "kueue.x-k8s.io/podset-preferred-topology"};
+  static constexpr std::string_view kGroup = "kueue.x-k8s.io/podset-group-name";
+  yaml::Node lwt = role["spec"]["leaderWorkerTemplate"];
+  bool warned = group_size == 1;  // one pod is in one domain of every level
+  for (const yaml::Node& holder : {lwt["leaderTemplate"]["metadata"], lwt["workerTemplate"]["metadata"]}) {
+    yaml::Node annotations = holder["annotations"];
+    for (std::string_view key : kTopology)
+      if (yaml::Node v = annotations[key]; v.IsDefined() && !warned) {
+        warned = true;
+        warn(where(v), fmt::format("role '{}': {} packs each of the role's LeaderWorkerSet groups (a Kueue workload "
+                                   "each) in one '{}'; topoplan packs whole slices (placementPolicy), so this is not "
+                                   "honoured",
+                                   role_name, key, v.IsScalar() ? v.Scalar() : ""));
+      }
+    if (yaml::Node g = annotations[kGroup]; g.IsScalar()) {
+      std::vector<std::string>& roles = groups[g.Scalar()];
+      if (roles.empty() || roles.back() != role_name) roles.push_back(role_name);
+      group_at_.try_emplace(g.Scalar(), where(g));
+    }
+  }
 }
 
 void DisaggregatedSetReader::read(const yaml::Node& doc) {
@@ -141,6 +175,7 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
   };
   std::vector<RolePods> pods;
   const std::size_t slice_digits = std::to_string(slices - 1).size();
+  std::map<std::string, std::vector<std::string>> kueue_groups;  // podset-group-name -> roles naming it
   for (const yaml::Node& r : roles) {
     ServiceRole role;
     role.name = string(r["name"], "roles[].name").value_or("");
@@ -186,6 +221,7 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
       if (*size < 1) reject(where(lwt["size"]), fmt::format("role '{}': size must be at least 1", role.name));
       p.size = static_cast<std::uint32_t>(std::max<long long>(*size, 1));
     }
+    kueue_annotations(r, role.name, p.size, kueue_groups);
     yaml::Node worker = lwt["workerTemplate"];
     yaml::Node leader = lwt["leaderTemplate"];
     std::vector<std::string> args;  // the engine's flags, for the role's phase
@@ -203,6 +239,13 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
     pods.push_back(p);
     s.roles.push_back(std::move(role));
   }
+  for (const auto& [group, named] : kueue_groups)
+    if (named.size() > 1)
+      warn(group_at_[group], fmt::format("kueue.x-k8s.io/podset-group-name '{}' is on roles {}: each role is a "
+                                         "LeaderWorkerSet of its own, and Kueue groups pod sets only within one "
+                                         "workload (a group's leader and workers), so it does not keep the roles "
+                                         "together; placementPolicy does",
+                                         group, fmt::join(named, ", ")));
   if (sink_.size() != errors) return;
   if (any_external && slices > 1)
     reject(where(slices_node), "spec.slices > 1 is not supported while any role has scaling.mode: External");
