@@ -11,11 +11,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <set>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -204,6 +204,17 @@ std::string Writer::devices_text(DomainId d) const {
   return out;
 }
 
+// A pair of strings as a hash key (the writer's groupings only look up; the
+// order they print in is kept apart, so hashing leaves the output as it is).
+struct PairHash {
+  std::size_t operator()(const std::pair<std::string, std::string>& p) const {
+    const std::size_t a = std::hash<std::string>()(p.first);
+    return a ^ (std::hash<std::string>()(p.second) + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
+  }
+};
+template <typename V>
+using PairMap = std::unordered_map<std::pair<std::string, std::string>, V, PairHash>;
+
 // Paths (`r0000/n00/nic0`) merged into as few patterns as a product of
 // hostlists per segment allows (`r[0000-0001]/n[00-17]/nic0`): from the last
 // segment to the first, paths equal except in that segment merge. Every
@@ -223,7 +234,7 @@ std::vector<std::string> merge_paths(const std::vector<std::string>& paths) {
     items.push_back(std::move(segments));
   }
   for (std::size_t k = max_depth; k-- > 0;) {
-    std::map<std::string, std::size_t> group_of;  // the other segments -> merged item
+    std::unordered_map<std::string, std::size_t> group_of;  // the other segments -> merged item
     std::vector<std::vector<std::string>> merged;
     std::vector<std::vector<std::string>> values;
     for (std::vector<std::string>& item : items) {
@@ -290,8 +301,8 @@ std::string Writer::links_text(DomainId d) const {
   // then the smaller path) comes first, which puts switches on the left. A
   // pair joined by two separate links (rather than one with a count) keeps
   // its second link as a rule of its own, since a pattern matches once.
-  std::map<std::pair<std::string, std::string>, std::vector<std::string>> groups;
-  std::map<std::pair<std::string, std::string>, std::set<std::string>> seen;
+  PairMap<std::vector<std::string>> groups;
+  PairMap<std::unordered_set<std::string>> seen;
   std::vector<std::pair<std::string, std::string>> order;
   std::string twins;
   for (LinkId l : links_of_[d]) {
@@ -310,7 +321,7 @@ std::string Writer::links_text(DomainId d) const {
   }
   // Then rules with the same other end and properties merge their first
   // ends, e.g. gpu[0-7] -> nvsw[0,3].
-  std::map<std::pair<std::string, std::string>, std::vector<std::string>> by_to;
+  PairMap<std::vector<std::string>> by_to;
   std::vector<std::pair<std::string, std::string>> to_order;
   for (const auto& key : order)
     for (std::string& to : merge_paths(groups[key])) {
