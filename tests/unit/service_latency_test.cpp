@@ -1,6 +1,7 @@
 // The serving latency model: prefill compute-bound and decode
 // bandwidth-bound against the datasheet roofs, scaled by the slowest
-// member's speed, with communication and the KV hand-over on top.
+// member's speed, with communication and the KV hand-over on top; and the
+// planner that puts a service on slower devices only while its SLO holds.
 #include "topoplan/placement/service_latency.hpp"
 
 #include <catch2/catch.hpp>
@@ -9,9 +10,11 @@
 #include "test_presets.hpp"
 #include "topoplan/cost/accelerator_spec.hpp"
 #include "topoplan/cost/cost_model.hpp"
+#include "topoplan/io/device_perf.hpp"
 #include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/placement/jobs_yaml.hpp"
 #include "topoplan/placement/service_report.hpp"
+#include "topoplan/placement/straggler_model.hpp"
 
 using namespace topoplan;
 using topoplan::test::preset;
@@ -33,6 +36,14 @@ std::string chat(const std::string& slo, const std::string& more = "") {
 )" + slo + more;
 }
 
+const std::string kTraining = R"(
+  - name: train
+    kind: training
+    gpus: 16
+    parallelism: {tp: 8, dp: 2}
+    workload: {parameters: 8B}
+)";
+
 Service service_of(const std::string& yaml) {
   std::vector<Job> jobs = parse_jobs_yaml(yaml, "jobs.yaml");
   REQUIRE(jobs.front().service);
@@ -44,11 +55,21 @@ std::vector<DeviceId> first(const Topology& t, std::size_t n) {
   return {a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n)};
 }
 
+// Four DGX H100 nodes, the first two at half speed.
+Topology half_slow() {
+  const Topology base = preset("dgx-h100:nodes=4");
+  return with_device_overrides(base, read_device_perf("device,speed\nh100-0000[0-1]/gpu*,0.5\n", "perf.csv", base));
+}
+
 Plan planned(const Topology& t, const std::string& yaml, const JobPricer& pricer, const std::string& policy = "topo") {
   PlanOptions o;
   o.policy = policy;
   o.pricer = &pricer;
   return plan_jobs(t, parse_jobs_yaml(yaml, "jobs.yaml"), o);
+}
+
+double slowest(const Topology& t, const Plan& p, std::size_t j) {
+  return slowest_speed(t, p.placements[j].replicas.front());
 }
 
 }  // namespace
@@ -114,4 +135,43 @@ TEST_CASE("TTFT and TPOT are compute plus communication, and the SLO verdict rea
   const ServiceReport rt = service_report(t, tight, 0, pricer.cost_model());
   REQUIRE(rt.slo.size() == 1);
   CHECK_FALSE(rt.slo[0].ok);
+}
+
+TEST_CASE("a service whose SLO holds on slow devices takes them and leaves the fast ones to training") {
+  // Three nodes, the last at half speed: two fast nodes are what training needs.
+  const Topology base = preset("dgx-h100:nodes=3");
+  const Topology t = with_device_overrides(base, read_device_perf("device,speed\nh100-00002/gpu*,0.5\n", "perf.csv", base));
+  const JobPricer pricer(t);
+  const Plan p = planned(t, chat("    slo: {ttft_ms: 1000, tpot_ms: 50}\n", kTraining), pricer);
+  REQUIRE((p.placements[0].placed && p.placements[1].placed));
+  CHECK(slowest(t, p, 0) == Approx(0.5));
+  CHECK(slowest(t, p, 1) == Approx(1.0));
+  const ServiceReport r = service_report(t, p, 0, pricer.cost_model());
+  for (const ReplicaLatency& l : r.replicas) CHECK(l.meets(*p.jobs[0].service));
+  // Without an SLO the service is placed as before (topology first), on a
+  // fast node, and training has to take the slow one.
+  const Plan blind = planned(t, chat("", kTraining), pricer);
+  REQUIRE(blind.placements[1].placed);
+  CHECK(slowest(t, blind, 0) == Approx(1.0));
+  CHECK(slowest(t, blind, 1) == Approx(0.5));
+}
+
+TEST_CASE("a service whose SLO only fast devices meet never lands on slow ones while fast ones are free") {
+  const Topology t = half_slow();
+  const JobPricer pricer(t);
+  // The policy's own first choice is the first node, a slow one.
+  const std::string tight = "    slo: {ttft_ms: 150, tpot_ms: 50}\n";
+  const Plan p = planned(t, chat(tight), pricer);
+  REQUIRE(p.placements[0].placed);
+  CHECK(slowest(t, p, 0) == Approx(1.0));
+  const ServiceReport r = service_report(t, p, 0, pricer.cost_model());
+  for (const ReplicaLatency& l : r.replicas) CHECK(l.meets(*p.jobs[0].service));
+  // The same target on the slow node is missed: the choice mattered.
+  const Topology slow_only = with_device_overrides(
+      preset("dgx-h100:nodes=4"), read_device_perf("device,speed\nh100-*/gpu*,0.5\n", "perf.csv", preset("dgx-h100:nodes=4")));
+  const JobPricer slow_pricer(slow_only);
+  const Plan missed = planned(slow_only, chat(tight), slow_pricer);
+  const ServiceReport rm = service_report(slow_only, missed, 0, slow_pricer.cost_model());
+  REQUIRE_FALSE(rm.replicas.empty());
+  CHECK_FALSE(rm.replicas.front().meets(*missed.jobs[0].service));
 }
