@@ -284,7 +284,8 @@ void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, st
   const bool serving = sw.kv_bytes_per_token > 0 || sw.kv_heads || sw.head_dim || sw.kv_latent ||
                        sw.kv_bytes_per_element != sdefaults.kv_bytes_per_element || sw.hidden ||
                        sw.expert_parameters > 0 || sw.experts_per_token || sw.prompt_tokens || sw.output_tokens ||
-                       sw.batch != sdefaults.batch || sw.tokens_in_flight > 0 || sw.activation_bytes > 0;
+                       sw.batch != sdefaults.batch || sw.tokens_in_flight > 0 || sw.activation_bytes > 0 ||
+                       sw.active_parameters > 0 || sw.prefill_efficiency > 0 || sw.decode_efficiency > 0;
   if (!any && !serving) return;
   auto whole = [](double v) { return static_cast<long long>(std::llround(v)); };
   w.key("workload").begin_object();
@@ -316,6 +317,9 @@ void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, st
   if (sw.batch != sdefaults.batch) w.field("batch", sw.batch);
   if (sw.tokens_in_flight > 0) w.field("tokens_in_flight", whole(sw.tokens_in_flight));
   if (sw.activation_bytes > 0) w.field("activation_memory", whole(sw.activation_bytes));
+  if (sw.active_parameters > 0) w.field("active_parameters", whole(sw.active_parameters));
+  if (sw.prefill_efficiency > 0) w.field("prefill_efficiency", sw.prefill_efficiency);
+  if (sw.decode_efficiency > 0) w.field("decode_efficiency", sw.decode_efficiency);
   w.end_object();
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "shaped_placement.hpp"
+#include "slo_aware.hpp"
 #include "speed_aware.hpp"
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/model/node_size.hpp"
@@ -138,6 +139,7 @@ std::vector<std::uint32_t> PlannerCore::place_replica(const Job& job, const JobS
                                                       const std::vector<DomainId>& excluded, DomainId inside) const {
   CapacityView view = view_for(job, shape, excluded, inside);
   if (job.shape != ChainShape::none) return place_shaped(*this, view, job, shape);
+  if (weighs_slo(*this, job)) return place_slo_aware(*this, view, job, shape);
   if (weighs_speed(*this, job, shape)) return place_speed_aware(*this, view, job, shape);
   return policy->place(view, request_for(job, shape));
 }

@@ -26,12 +26,16 @@ double kv_split(const ServiceWorkload& w, std::uint32_t tp) {
   return tp;
 }
 
-double memory_at(const Service& s, const ServiceRole& role, std::uint32_t tp) {
+double weights_at(const Service& s, const ServiceRole& role, std::uint32_t tp) {
   const ServiceWorkload& w = s.workload;
   const double pp = role.parallelism.pp;
   const double ep = role.parallelism.ep;
   const double dense = std::max(0.0, w.parameters - w.expert_parameters);
-  const double weights = (dense / (tp * pp) + w.expert_parameters / (tp * pp * ep)) * w.bytes_per_parameter;
+  return (dense / (tp * pp) + w.expert_parameters / (tp * pp * ep)) * w.bytes_per_parameter;
+}
+
+double kv_at(const Service& s, const ServiceRole& role, std::uint32_t tp) {
+  const ServiceWorkload& w = s.workload;
   // A prefill replica holds its prompts' KV until handed over; everything
   // else holds prompt and output of every request in flight.
   double tokens = w.tokens_in_flight;
@@ -40,8 +44,11 @@ double memory_at(const Service& s, const ServiceRole& role, std::uint32_t tp) {
              (role.is_prefill() ? w.prompt_tokens : static_cast<double>(w.prompt_tokens) + w.output_tokens);
   // Data-parallel ranks of one replica (DP attention) hold their own requests.
   const double dp = role.parallelism.dp;
-  const double kv = tokens / dp * derive_kv_bytes_per_token(w) / kv_split(w, tp) / pp;
-  return weights + kv + w.activation_bytes;
+  return tokens / dp * derive_kv_bytes_per_token(w) / kv_split(w, tp) / role.parallelism.pp;
+}
+
+double memory_at(const Service& s, const ServiceRole& role, std::uint32_t tp) {
+  return weights_at(s, role, tp) + kv_at(s, role, tp) + s.workload.activation_bytes;
 }
 
 }  // namespace
@@ -89,6 +96,14 @@ double derive_kv_bytes_per_token(const ServiceWorkload& w) {
 
 double role_memory_bytes(const Service& service, const ServiceRole& role) {
   return memory_at(service, role, role.parallelism.tp);
+}
+
+double role_weight_bytes(const Service& service, const ServiceRole& role) {
+  return weights_at(service, role, role.parallelism.tp);
+}
+
+double role_kv_bytes(const Service& service, const ServiceRole& role) {
+  return kv_at(service, role, role.parallelism.tp);
 }
 
 std::uint32_t tp_that_fits(const Service& service, const ServiceRole& role, double have_gib) {

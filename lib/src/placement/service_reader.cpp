@@ -20,7 +20,8 @@ const std::vector<std::string_view>& JobReader::service_keys() {
 const std::vector<std::string_view>& JobReader::service_workload_keys() {
   static const std::vector<std::string_view> kKeys = {
       "kv_bytes_per_token", "kv_heads", "head_dim", "kv_latent", "kv_precision", "hidden", "expert_parameters", "experts_per_token",
-      "prompt_tokens",      "output_tokens", "batch", "tokens_in_flight", "activation_memory"};
+      "prompt_tokens",      "output_tokens", "batch", "tokens_in_flight", "activation_memory", "active_parameters",
+      "prefill_efficiency", "decode_efficiency"};
   return kKeys;
 }
 
@@ -231,6 +232,16 @@ void JobReader::read_service(yaml::MapReader& m, Job& job) {
       else
         w.expert_parameters = *v;
     }
+    if (auto text = wr.string("active_parameters")) {
+      auto v = parse_count(*text);
+      if (!v || *v <= 0 || (w.parameters > 0 && *v > w.parameters))
+        sink_.error(wr.where("active_parameters"),
+                    fmt::format("'active_parameters' must be a count like 37B, at most 'parameters', not '{}'", *text));
+      else
+        w.active_parameters = *v;
+    }
+    w.prefill_efficiency = wr.number("prefill_efficiency", 1e-6, 1).value_or(0);
+    w.decode_efficiency = wr.number("decode_efficiency", 1e-6, 1).value_or(0);
     w.prompt_tokens = count(wr, "prompt_tokens", 1, 100'000'000).value_or(0);
     w.output_tokens = count(wr, "output_tokens", 1, 100'000'000).value_or(0);
     w.batch = count(wr, "batch", 1, 100'000'000).value_or(1);

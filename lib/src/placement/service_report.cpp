@@ -11,6 +11,8 @@
 #include "topoplan/cost/cost_model.hpp"
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/model/fabric.hpp"
+#include "topoplan/placement/service_latency.hpp"
+#include "topoplan/placement/straggler_model.hpp"
 #include "topoplan/support/json_writer.hpp"
 
 namespace topoplan {
@@ -18,9 +20,6 @@ namespace topoplan {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-// Activations cross TP all-reduces in bf16, 2 bytes an element, as the
-// serving engines (vLLM, SGLang, TensorRT-LLM) run Llama and DeepSeek.
-constexpr double kActivationBytes = 2;
 
 // The domains of `level` each slice touches, as counts per domain.
 LevelSurvival survival_at(const Topology& t, const std::vector<std::vector<DeviceId>>& slices, LevelIndex level,
@@ -80,28 +79,6 @@ std::string devices_text(const Topology& t, const std::vector<DeviceId>& devices
   return compress_hostlist(names);
 }
 
-// The communication of one step of a role replica: TP all-reduces of
-// `tokens` tokens' activations and EP all-to-alls of their dispatch, per
-// layer (CostModel::step, inference: forward only).
-double role_step_seconds(const CostModel& model, const Service& s, const ServiceRole& role,
-                         std::span<const DeviceId> ranks, double tokens) {
-  const ServiceWorkload& w = s.workload;
-  if (ranks.size() != role.parallelism.ranks() || w.hidden == 0 || w.layers == 0) return -1;
-  Workload wl;
-  wl.training = false;
-  wl.layers = w.layers;
-  wl.micro_batches = 1;
-  // Each data-parallel rank group serves its own share of the requests.
-  const double per_group = tokens / role.parallelism.dp;
-  wl.activation_bytes = role.parallelism.tp > 1 ? per_group * w.hidden * kActivationBytes : 0;
-  if (role.parallelism.ep > 1 && w.experts_per_token > 0) {
-    wl.moe_dispatch_bytes = per_group * w.hidden * w.experts_per_token * kActivationBytes;
-    wl.moe_layers = w.moe_layers ? w.moe_layers : w.layers;
-  }
-  if (wl.activation_bytes <= 0 && wl.moe_dispatch_bytes <= 0) return 0;
-  return model.step(ranks, role.parallelism, wl).seconds();
-}
-
 }  // namespace
 
 ServiceReport service_report(const Topology& t, const Plan& plan, std::size_t j, const CostModel* model) {
@@ -146,12 +123,11 @@ ServiceReport service_report(const Topology& t, const Plan& plan, std::size_t j,
       r.memory.push_back(fit);
     }
 
-  if (!model) return r;
   const ServiceWorkload& w = s.workload;
   const double kv_per_token = derive_kv_bytes_per_token(w);
   // KV hand-over: each prefill replica to the nearest decode replica of its
   // slice; the worst slice's worst prefill replica is what a request may see.
-  if (s.disaggregated() && kv_per_token > 0 && w.prompt_tokens > 0) {
+  if (model && s.disaggregated() && kv_per_token > 0 && w.prompt_tokens > 0) {
     r.kv.known = true;
     r.kv.bytes = kv_per_token * w.prompt_tokens;
     r.kv.seconds = -1;
@@ -180,46 +156,39 @@ ServiceReport service_report(const Topology& t, const Plan& plan, std::size_t j,
     if (r.kv.seconds < 0) r.kv.known = false;
   }
 
-  // Communication per prompt (prefill, or the only role) and per output
-  // token (decode, or the only role): the slowest replica.
-  // `tokens` per request; a replica serves its batch of requests at once.
-  auto worst = [&](auto pick, double tokens) {
+  // Every role replica's latency (service_latency.hpp); the service's
+  // figures are its worst replica's.
+  const SpeedClass* speeds = speed_class_of(t, job);
+  for (std::uint32_t k = 0; k < slices.size(); ++k) {
+    std::vector<ReplicaLatency> l = slice_latency(t, s, k, slices[k], model, speeds);
+    r.replicas.insert(r.replicas.end(), l.begin(), l.end());
+  }
+  auto worst_of = [&](double ReplicaLatency::*part, bool ReplicaLatency::*answers) {
     double out = -1;
-    for (const auto& slice : slices)
-      for (const RoleReplica& rr : slice) {
-        const ServiceRole& role = s.roles[rr.role];
-        if (!pick(role)) continue;
-        const double batch = role.batch ? role.batch : w.batch;
-        out = std::max(out, role_step_seconds(*model, s, role, rr.devices, batch * tokens));
-      }
-    return out;
+    for (const ReplicaLatency& l : r.replicas)
+      if (l.*answers) out = std::max(out, l.*part);
+    return out < 0 ? -1 : out * 1e3;
   };
-  const bool split = s.disaggregated();
-  if (w.prompt_tokens > 0) {
-    const double sec =
-        worst([&](const ServiceRole& role) { return split ? role.is_prefill() : true; }, w.prompt_tokens);
-    if (sec >= 0) r.ttft_comm_ms = sec * 1e3;
-  }
-  {
-    const double sec = worst([&](const ServiceRole& role) { return split ? role.is_decode() : true; }, 1);
-    if (sec >= 0) r.tpot_comm_ms = sec * 1e3;
-  }
-  if (s.ttft_ms) {
-    SloVerdict v{"ttft_ms", *s.ttft_ms, -1, true};
-    if (r.ttft_comm_ms >= 0 || r.kv.known) {
-      v.estimate_ms = std::max(0.0, r.ttft_comm_ms) + (r.kv.known ? r.kv.seconds * 1e3 : 0);
-      v.ok = v.estimate_ms <= v.target_ms;
+  r.ttft_comm_ms = w.prompt_tokens > 0 ? worst_of(&ReplicaLatency::ttft_comm, &ReplicaLatency::answers_ttft) : -1;
+  r.tpot_comm_ms = worst_of(&ReplicaLatency::tpot_comm, &ReplicaLatency::answers_tpot);
+  r.ttft_compute_ms = worst_of(&ReplicaLatency::ttft_compute, &ReplicaLatency::answers_ttft);
+  r.tpot_compute_ms = worst_of(&ReplicaLatency::tpot_compute, &ReplicaLatency::answers_tpot);
+  auto verdict = [&](const char* target, double target_ms, bool ttft) {
+    SloVerdict v{target, target_ms, -1, true};
+    for (const ReplicaLatency& l : r.replicas) {
+      if (!(ttft ? l.answers_ttft : l.answers_tpot)) continue;
+      const double sec = ttft ? l.ttft() : l.tpot();
+      if (sec < 0 || sec * 1e3 <= v.estimate_ms) continue;
+      v.estimate_ms = sec * 1e3;
+      v.compute_ms = (ttft ? l.ttft_compute : l.tpot_compute) * 1e3;
+      v.comm_ms = (ttft ? l.ttft_comm : l.tpot_comm) * 1e3;
+      v.kv_ms = ttft ? l.ttft_kv * 1e3 : 0;
     }
+    if (v.estimate_ms >= 0) v.ok = v.estimate_ms <= v.target_ms;
     r.slo.push_back(v);
-  }
-  if (s.tpot_ms) {
-    SloVerdict v{"tpot_ms", *s.tpot_ms, -1, true};
-    if (r.tpot_comm_ms >= 0) {
-      v.estimate_ms = r.tpot_comm_ms;
-      v.ok = v.estimate_ms <= v.target_ms;
-    }
-    r.slo.push_back(v);
-  }
+  };
+  if (s.ttft_ms) verdict("ttft_ms", *s.ttft_ms, true);
+  if (s.tpot_ms) verdict("tpot_ms", *s.tpot_ms, false);
   return r;
 }
 
@@ -401,13 +370,45 @@ void write_service_text(std::ostream& out, const Topology& t, const Service& s, 
                                      : fmt::format("{} {:.1f} GiB (HBM unknown)", s.roles[m.role].name, m.need_gib));
     fmt::print(out, "{}memory per GPU: {}\n", pad, fmt::join(parts, ", "));
   }
+  auto ms_or_dash = [](double ms) { return ms >= 0 ? ms_text(ms) : std::string("-"); };
+  if (r.ttft_compute_ms >= 0 || r.tpot_compute_ms >= 0)
+    fmt::print(out, "{}compute: {} a prompt, {} an output token\n", pad, ms_or_dash(r.ttft_compute_ms),
+               ms_or_dash(r.tpot_compute_ms));
   if (r.ttft_comm_ms >= 0 || r.tpot_comm_ms >= 0)
-    fmt::print(out, "{}communication: {} a prompt, {} an output token\n", pad,
-               r.ttft_comm_ms >= 0 ? ms_text(r.ttft_comm_ms) : "-", r.tpot_comm_ms >= 0 ? ms_text(r.tpot_comm_ms) : "-");
-  for (const SloVerdict& v : r.slo)
+    fmt::print(out, "{}communication: {} a prompt, {} an output token\n", pad, ms_or_dash(r.ttft_comm_ms),
+               ms_or_dash(r.tpot_comm_ms));
+  for (const SloVerdict& v : r.slo) {
+    std::string how = "no estimate (give parameters and prompt_tokens on accelerators with a datasheet row, or "
+                      "hidden and layers)";
+    if (v.estimate_ms >= 0) {
+      std::vector<std::string> parts;
+      if (v.compute_ms >= 0) parts.push_back("compute " + ms_text(v.compute_ms));
+      if (v.comm_ms >= 0) parts.push_back("communication " + ms_text(v.comm_ms));
+      if (v.kv_ms > 0) parts.push_back("kv " + ms_text(v.kv_ms));
+      how = fmt::format("estimate {} ({}) {}", ms_text(v.estimate_ms), fmt::join(parts, " + "), v.ok ? "ok" : "MISSED");
+    }
     fmt::print(out, "{}slo {}: {} target, {}\n", pad, v.target == "ttft_ms" ? "ttft" : "tpot", ms_text(v.target_ms),
-               v.estimate_ms < 0 ? "no estimate (give hidden, layers and prompt_tokens)"
-                                 : fmt::format("communication {} {}", ms_text(v.estimate_ms), v.ok ? "ok" : "MISSED"));
+               how);
+  }
+  // Per role replica against the targets, a slice a line.
+  if (s.ttft_ms || s.tpot_ms) {
+    std::vector<std::string> parts;
+    auto flush = [&](std::uint32_t slice) {
+      if (!parts.empty()) fmt::print(out, "{}slice {} latency: {}\n", pad, slice + 1, fmt::join(parts, "; "));
+      parts.clear();
+    };
+    for (std::size_t i = 0; i < r.replicas.size(); ++i) {
+      const ReplicaLatency& l = r.replicas[i];
+      if (i > 0 && l.slice != r.replicas[i - 1].slice) flush(r.replicas[i - 1].slice);
+      std::vector<std::string> figures;
+      if (l.answers_ttft && s.ttft_ms) figures.push_back("ttft " + ms_or_dash(l.ttft() >= 0 ? l.ttft() * 1e3 : -1));
+      if (l.answers_tpot && s.tpot_ms) figures.push_back("tpot " + ms_or_dash(l.tpot() >= 0 ? l.tpot() * 1e3 : -1));
+      if (figures.empty()) continue;
+      parts.push_back(fmt::format("{} {} {} at speed {:.2f} {}", s.roles[l.role].name, l.replica + 1,
+                                  fmt::join(figures, ", "), l.speed, l.meets(s) ? "ok" : "MISSED"));
+    }
+    if (!r.replicas.empty()) flush(r.replicas.back().slice);
+  }
   // Role replicas per slice.
   std::uint32_t slice = kNone;
   std::vector<DeviceId> run;
@@ -482,15 +483,49 @@ void write_service_json(JsonWriter& j, const Topology& t, const Service& s, cons
   j.key("output_token");
   if (r.tpot_comm_ms >= 0) j.value(r.tpot_comm_ms, 6); else j.null();
   j.end_object();
+  auto ms_value = [&](double ms) {
+    if (ms >= 0 && std::isfinite(ms)) j.value(ms, 6); else j.null();
+  };
+  j.key("compute_ms").begin_object().key("prompt");
+  ms_value(r.ttft_compute_ms);
+  j.key("output_token");
+  ms_value(r.tpot_compute_ms);
+  j.end_object();
   j.key("slo").begin_object();
   for (const SloVerdict& v : r.slo) {
     j.key(v.target).begin_object().key("target_ms").value(v.target_ms, 3).key("estimate_ms");
-    if (v.estimate_ms >= 0 && std::isfinite(v.estimate_ms)) j.value(v.estimate_ms, 6); else j.null();
+    ms_value(v.estimate_ms);
+    j.key("compute_ms");
+    ms_value(v.estimate_ms >= 0 ? v.compute_ms : -1);
+    j.key("communication_ms");
+    ms_value(v.estimate_ms >= 0 ? v.comm_ms : -1);
+    j.key("kv_ms");
+    ms_value(v.estimate_ms >= 0 && v.target == "ttft_ms" ? v.kv_ms : -1);
     j.key("ok");
     if (v.estimate_ms >= 0) j.value(v.ok); else j.null();
     j.end_object();
   }
   j.end_object();
+  // Per role replica: its estimates against the targets.
+  j.key("latency").begin_array();
+  for (const ReplicaLatency& l : r.replicas) {
+    if (!l.answers_ttft && !l.answers_tpot) continue;
+    j.begin_object()
+        .field("slice", l.slice + 1)
+        .field("role", s.roles[l.role].name)
+        .field("replica", l.replica + 1)
+        .key("slowest_speed").value(l.speed, 4);
+    if (l.answers_ttft) {
+      j.key("ttft_ms");
+      ms_value(l.ttft() >= 0 ? l.ttft() * 1e3 : -1);
+    }
+    if (l.answers_tpot) {
+      j.key("tpot_ms");
+      ms_value(l.tpot() >= 0 ? l.tpot() * 1e3 : -1);
+    }
+    j.field("ok", l.meets(s)).end_object();
+  }
+  j.end_array();
   j.key("placement").begin_array();
   for (const ServiceReport::Entry& e : r.placement)
     j.begin_object()

@@ -74,6 +74,9 @@ struct ServiceWorkload {
   std::uint32_t batch = 1;         // requests in flight per replica
   double tokens_in_flight = 0;     // per replica; 0 = batch x (prompt + output)
   double activation_bytes = 0;     // activation memory per GPU
+  double active_parameters = 0;    // a token passes through; 0 = all (dense) or unknown (MoE)
+  double prefill_efficiency = 0;   // achieved / peak FLOP/s; 0 = published default (service_latency.hpp)
+  double decode_efficiency = 0;    // achieved / peak HBM bandwidth; 0 = published default
 };
 
 struct Service {
@@ -107,6 +110,11 @@ double derive_kv_bytes_per_token(const ServiceWorkload& w);
 /// (experts also / ep), KV for its tokens in flight (split over tp up to
 /// kv_heads, the MLA latent on every TP rank, / pp) and activations.
 double role_memory_bytes(const Service& service, const ServiceRole& role);
+
+/// Of that, the weights and the KV cache one accelerator of `role` holds
+/// (what a decode step reads).
+double role_weight_bytes(const Service& service, const ServiceRole& role);
+double role_kv_bytes(const Service& service, const ServiceRole& role);
 
 /// The smallest TP size (a power of two, at most 64) at which `role` fits in
 /// `have_gib` per accelerator; 0 when none does.

@@ -1,6 +1,7 @@
 // What a placed inference service gets: the availability guarantee achieved
 // per level, KV transfer time and path per request, memory per accelerator
-// against HBM, the communication share of TTFT and TPOT with SLO verdicts,
+// against HBM, TTFT and TPOT (compute and communication, service_latency.hpp)
+// per role replica with SLO verdicts,
 // and which role and slice every device serves. Plan, evaluate, check and
 // compare print it (text and JSON); service_problems are check's failures.
 #pragma once
@@ -14,6 +15,7 @@
 #include "topoplan/model/topology.hpp"
 #include "topoplan/placement/planner.hpp"
 #include "topoplan/placement/service.hpp"
+#include "topoplan/placement/service_latency.hpp"
 
 namespace topoplan {
 
@@ -49,7 +51,10 @@ struct KvPath {
 struct SloVerdict {
   std::string target;   // "ttft_ms" or "tpot_ms"
   double target_ms = 0;
-  double estimate_ms = 0;  // communication only (KV transfer, TP all-reduce, EP all-to-all)
+  double estimate_ms = 0;  // the worst replica's: compute + communication (+ KV hand-over for TTFT); < 0 none
+  double compute_ms = -1;  // of that replica: compute (< 0 unknown), communication, KV hand-over
+  double comm_ms = -1;
+  double kv_ms = 0;
   bool ok = true;
 };
 
@@ -60,6 +65,9 @@ struct ServiceReport {
   KvPath kv;
   double ttft_comm_ms = -1;  // prefill's TP/EP communication for one prompt; < 0 unknown
   double tpot_comm_ms = -1;  // decode's per output token; < 0 unknown
+  double ttft_compute_ms = -1;  // the worst replica's prefill compute for one prompt; < 0 unknown
+  double tpot_compute_ms = -1;  // the worst replica's decode compute per output token; < 0 unknown
+  std::vector<ReplicaLatency> replicas;  // every role replica's estimate, slices in order
   std::vector<RoleMemoryFit> memory;
   std::vector<SloVerdict> slo;
   /// Every device with its slice and role replica, slices in order.
