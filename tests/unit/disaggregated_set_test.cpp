@@ -69,13 +69,18 @@ TEST_CASE("a DisaggregatedSet role's phase comes from its engine's flags before 
   Topology t = preset("gb200-nvl72:racks=2");
   std::string roles = role("ctx", "", 1, 4) + role("gen", "", 1, 4);
   // The gen role's container runs SGLang as a decode server.
-  roles.replace(roles.rfind("{name: c,"), 9, "{name: c, args: [--disaggregation-mode, decode],");
+  roles.replace(roles.rfind("{name: c,"), 9,
+                "{name: c, args: [--disaggregation-mode, decode, --model, meta-llama/Llama-3.1-8B-Instruct],");
   ManifestJobs out = read(ds("", roles), t);
   REQUIRE(out.jobs.size() == 1);
   const Service& s = *out.jobs.front().service;
   CHECK(s.roles[0].phase == RolePhase::other);
   CHECK(s.roles[1].phase == RolePhase::decode);
   CHECK_FALSE(s.disaggregated());
+  // Its --model is in the model table: the service and the job get its facts.
+  CHECK(s.workload.parameters == 8.03e9);
+  CHECK(out.jobs.front().workload.layers == 32);
+  CHECK_THAT(messages(out.warnings), Catch::Contains("model 'meta-llama/Llama-3.1-8B-Instruct' (read as meta-llama/Llama-3.1-8B): workload facts"));
 }
 
 TEST_CASE("placementPolicy packs and spreads slices, or keeps domains to one slice", "[disaggregatedset]") {

@@ -87,9 +87,13 @@ TEST_CASE("a graph's packDomain and KV transfer policy resolve through its Clust
   const Topology t = preset("gb200-nvl72:racks=4");
   const ManifestJobs out = read(file("tests/data/dynamo/serving-gb200.yaml"), t);
   CHECK(out.rejections.empty());
-  CHECK(out.warnings.empty());
+  // The one warning: the engines' --model is in the model table.
+  REQUIRE(out.warnings.size() == 1);
+  CHECK_THAT(messages(out.warnings), Catch::Contains("model 'meta-llama/Llama-3.3-70B-Instruct': workload facts"));
   REQUIRE(out.jobs.size() == 1);
   const Job& job = out.jobs[0];
+  CHECK(job.service->workload.parameters == 70.6e9);
+  CHECK(derive_kv_bytes_per_token(job.service->workload) == 327680);
   // block -> example.com/nvl-block -> su.
   REQUIRE(job.required);
   CHECK(*job.required == "su");

@@ -62,3 +62,14 @@ TEST_CASE("engine flags: a role's phase from the flags first, then the first nam
   }
 }
 
+
+TEST_CASE("engine flags: the model, by flag or as vLLM's serve argument") {
+  CHECK(read_engine_flags({"python3 -m dynamo.vllm --model meta-llama/Llama-3.3-70B-Instruct"}).model ==
+        "meta-llama/Llama-3.3-70B-Instruct");
+  CHECK(read_engine_flags({"--model-path", "Qwen/Qwen3-0.6B", "--served-model-name", "x"}).model == "Qwen/Qwen3-0.6B");
+  CHECK(read_engine_flags({"vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8"}).model == "deepseek-ai/DeepSeek-R1");
+  CHECK(read_engine_flags({"vllm", "serve", "--port", "8000"}).model.empty());
+  CHECK(read_engine_flags({"serve", "m"}).model.empty());
+  // The first --model wins.
+  CHECK(read_engine_flags({"--model=a", "--model", "b"}).model == "a");
+}

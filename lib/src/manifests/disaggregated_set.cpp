@@ -176,6 +176,7 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
   std::vector<RolePods> pods;
   const std::size_t slice_digits = std::to_string(slices - 1).size();
   std::map<std::string, std::vector<std::string>> kueue_groups;  // podset-group-name -> roles naming it
+  std::vector<EngineFlags> engines;                               // each role's
   for (const yaml::Node& r : roles) {
     ServiceRole role;
     role.name = string(r["name"], "roles[].name").value_or("");
@@ -233,7 +234,8 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
     };
     p.worker = gpus(worker);
     p.leader = leader.IsDefined() ? gpus(leader) : p.worker;  // the leader runs the worker template without one
-    role.phase = infer_role_phase({role.name}, read_engine_flags(args));
+    engines.push_back(read_engine_flags(args));
+    role.phase = infer_role_phase({role.name}, engines.back());
     any_accelerators = any_accelerators || p.leader > 0 || p.worker > 0;
     role.replicas = static_cast<std::uint32_t>(replicas);
     pods.push_back(p);
@@ -246,6 +248,13 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
                                          "workload (a group's leader and workers), so it does not keep the roles "
                                          "together; placementPolicy does",
                                          group, fmt::join(named, ", ")));
+  {
+    std::string named;
+    if (auto m = model_of(engines, named)) {
+      s.workload = m->workload;
+      warn(doc_at, model_note(*m, named));
+    }
+  }
   if (sink_.size() != errors) return;
   if (any_external && slices > 1)
     reject(where(slices_node), "spec.slices > 1 is not supported while any role has scaling.mode: External");
@@ -328,6 +337,7 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
     job.parallelism.tp = s.granule();
     job.parallelism.dp = job.per_replica / job.parallelism.tp;
   }
+  if (s.workload.parameters > 0) give_job_workload(job.workload, s.workload);
   job.service = std::move(service);
   out_.jobs.push_back(std::move(job));
 }

@@ -373,6 +373,15 @@ void GraphDeploymentReader::read(const yaml::Node& doc, bool beta) {
     s.roles.push_back(std::move(role));
     placed.push_back(&c);
   }
+  {
+    std::vector<EngineFlags> engines;
+    for (const Component* c : placed) engines.push_back(c->flags);
+    std::string named;
+    if (auto m = model_of(engines, named)) {
+      s.workload = m->workload;
+      warn(doc_at, model_note(*m, named));
+    }
+  }
   kv_policy(spec["experimental"]["kvTransferPolicy"], s);
   if (sink_.size() != errors) return;
   if (!rejections_.empty()) {
@@ -429,6 +438,7 @@ void GraphDeploymentReader::read(const yaml::Node& doc, bool beta) {
     job.parallelism.tp = s.granule();
     job.parallelism.dp = job.per_replica / job.parallelism.tp;
   }
+  if (s.workload.parameters > 0) give_job_workload(job.workload, s.workload);
   job.service = std::move(service);
   out_.jobs.push_back(std::move(job));
 }

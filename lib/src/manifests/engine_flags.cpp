@@ -5,6 +5,8 @@
 #include <charconv>
 #include <optional>
 
+#include <fmt/format.h>
+
 namespace topoplan {
 
 namespace {
@@ -76,6 +78,10 @@ EngineFlags read_engine_flags(const std::vector<std::string>& args) {
       f.phase_given = true;
     } else if (flag == "--enable-expert-parallel") {
       expert_parallel = true;
+    } else if (flag == "--model" || flag == "--model-path") {
+      if (f.model.empty()) f.model = std::string(next());
+    } else if (flag == "serve" && i > 0 && (w[i - 1] == "vllm" || w[i - 1].ends_with("/vllm"))) {
+      if (f.model.empty() && i + 1 < w.size() && w[i + 1].substr(0, 1) != "-") f.model = std::string(w[i + 1]);
     } else {
       for (const Flag& s : kSizes)
         if (flag == s.name)
@@ -97,6 +103,33 @@ RolePhase infer_role_phase(const std::vector<std::string_view>& names, const Eng
     if (prefill != decode) return prefill ? RolePhase::prefill : RolePhase::decode;
   }
   return RolePhase::other;
+}
+
+std::optional<KnownModel> model_of(const std::vector<EngineFlags>& engines, std::string& named) {
+  for (const EngineFlags& e : engines)
+    if (!e.model.empty())
+      if (auto m = known_model(e.model)) {
+        named = e.model;
+        return m;
+      }
+  return std::nullopt;
+}
+
+std::string model_note(const KnownModel& model, std::string_view named) {
+  const ServiceWorkload& w = model.workload;
+  std::string kv = w.kv_latent ? fmt::format("an MLA latent of {}", w.kv_latent)
+                               : fmt::format("{} KV heads of {}", w.kv_heads, w.head_dim);
+  std::string lower_named(named), lower_name(model.name);
+  for (std::string* t : {&lower_named, &lower_name})
+    for (char& c : *t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string as = lower_named.ends_with(lower_name.substr(lower_name.rfind('/') + 1))
+                             ? std::string()
+                             : fmt::format(" (read as {})", model.name);
+  return fmt::format("model '{}'{}: workload facts from topoplan's model table ({:g}B parameters{}, {} layers, "
+                     "hidden {}, {}{}); the manifest gives no prompt or output lengths",
+                     named, as, w.parameters / 1e9,
+                     w.active_parameters > 0 ? fmt::format(", {:g}B active", w.active_parameters / 1e9) : "",
+                     w.layers, w.hidden, kv, w.bytes_per_parameter == 1 ? ", FP8 weights" : "");
 }
 
 }  // namespace topoplan

@@ -12,6 +12,8 @@
 //   TensorRT-LLM  --tp_size, --pp_size, --ep_size (trtllm-serve)
 //   Dynamo        --disaggregation-mode prefill|decode (its vLLM, SGLang and
 //                 TensorRT-LLM workers), --is-prefill-worker (older vLLM)
+//   the model     --model, --model-path (SGLang, Dynamo's TensorRT-LLM), or
+//                 vLLM's `vllm serve MODEL`
 // A value follows its flag or an '='; a shell line (`sh -c "python3 -m
 // dynamo.vllm ..."`) is split at white space.
 #pragma once
@@ -21,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "topoplan/placement/model_catalog.hpp"
 #include "topoplan/placement/role_phase.hpp"
 
 namespace topoplan {
@@ -29,6 +32,7 @@ struct EngineFlags {
   std::uint32_t tp = 0, pp = 0, dp = 0, ep = 0;  // 0: not given
   RolePhase phase = RolePhase::other;
   bool phase_given = false;  // by --disaggregation-mode or --is-prefill-worker
+  std::string model;         // the model served, as named ("" when not given)
 };
 
 EngineFlags read_engine_flags(const std::vector<std::string>& args);
@@ -38,5 +42,14 @@ EngineFlags read_engine_flags(const std::vector<std::string>& args);
 /// (`VllmPrefillWorker`, `decode-leader`), case-insensitive; `other` when
 /// none does.
 RolePhase infer_role_phase(const std::vector<std::string_view>& names, const EngineFlags& flags);
+
+/// The first model among the engines' `--model`s that the model table knows
+/// (placement/model_catalog.hpp), for a service whose manifest gives no
+/// workload; `named` is how the manifest named it.
+std::optional<KnownModel> model_of(const std::vector<EngineFlags>& engines, std::string& named);
+
+/// "workload facts of meta-llama/Llama-3.3-70B-Instruct (70.6B parameters, 80
+/// layers, ...) taken from topoplan's model table", for the reader's warning.
+std::string model_note(const KnownModel& model, std::string_view named);
 
 }  // namespace topoplan

@@ -419,6 +419,16 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
                                   q.name, role.per_replica, levels_.topology().name(), largest));
     s.roles.push_back(std::move(role));
   }
+  {
+    std::vector<EngineFlags> engines;
+    for (const Clique& q : cliques)
+      if (!any_accelerators || q.accelerators > 0) engines.push_back(read_engine_flags(q.args));
+    std::string named;
+    if (auto m = model_of(engines, named)) {
+      s.workload = m->workload;
+      warn(doc_at, model_note(*m, named));
+    }
+  }
   std::uint64_t per_slice = 0;
   for (const ServiceRole& role : s.roles) per_slice += std::uint64_t{role.replicas} * role.per_replica;
   if (per_slice > 100'000'000)
@@ -530,6 +540,7 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
     job.parallelism.tp = s.granule();
     job.parallelism.dp = job.per_replica / job.parallelism.tp;
   }
+  if (s.workload.parameters > 0) give_job_workload(job.workload, s.workload);
   job.service = std::move(service);
   out_.jobs.push_back(std::move(job));
 }
