@@ -83,7 +83,7 @@ std::string devices_text(const Topology& t, const std::vector<DeviceId>& devices
 // The communication of one step of a role replica: TP all-reduces of
 // `tokens` tokens' activations and EP all-to-alls of their dispatch, per
 // layer (CostModel::step, inference: forward only).
-double role_step_seconds(const CostModel& model, const Service& s, const ServiceRole& role,
+double role_step_seconds(const CostModel& model, const Service& s, const JobWorkload& job, const ServiceRole& role,
                          std::span<const DeviceId> ranks, double tokens) {
   const ServiceWorkload& w = s.workload;
   if (ranks.size() != role.parallelism.ranks() || w.hidden == 0 || w.layers == 0) return -1;
@@ -97,6 +97,8 @@ double role_step_seconds(const CostModel& model, const Service& s, const Service
   if (role.parallelism.ep > 1 && w.experts_per_token > 0) {
     wl.moe_dispatch_bytes = per_group * w.hidden * w.experts_per_token * kActivationBytes;
     wl.moe_layers = w.moe_layers ? w.moe_layers : w.layers;
+    wl.ep_kernel = job.ep_kernel;
+    wl.ep_message_bytes = job.ep_message_bytes;
   }
   if (wl.activation_bytes <= 0 && wl.moe_dispatch_bytes <= 0) return 0;
   return model.step(ranks, role.parallelism, wl).seconds();
@@ -190,7 +192,7 @@ ServiceReport service_report(const Topology& t, const Plan& plan, std::size_t j,
         const ServiceRole& role = s.roles[rr.role];
         if (!pick(role)) continue;
         const double batch = role.batch ? role.batch : w.batch;
-        out = std::max(out, role_step_seconds(*model, s, role, rr.devices, batch * tokens));
+        out = std::max(out, role_step_seconds(*model, s, job.workload, role, rr.devices, batch * tokens));
       }
     return out;
   };
