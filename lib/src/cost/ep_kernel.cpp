@@ -46,7 +46,7 @@ constexpr double kIbgdaPerPutUs = 6.33;
 // EP32 (fit points a27, a30, a31, a32), BF16 puts of 14336 B: a fixed 59.3 us
 // and 6.39 us per put a peer receives, the dispatch's per-put cost within 1 %.
 // The model misses the combine's rise from EP32 to EP128 at 128 tokens (481,
-// 530, 594 us; checks a34 and a35 come out 20 % and 35 % low).
+// 530, 594 us; checks a34 and a35 come out 19 % and 33 % low).
 constexpr double kIbgdaCombineFixedUs = 59.3;
 constexpr double kIbgdaCombinePerPutUs = 6.39;
 
