@@ -90,6 +90,9 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
   std::vector<StepCost> out(jobs.size());
   Scratch::StepGroups& g = scratch_->step_groups;
   std::vector<Slowest> worst;
+  // A kernel's dispatch and combine of one group, made once: a CollectiveCost
+  // is large, and most groups never need them.
+  CollectiveCost dispatch, combine;
 
   // Prices every group in `g` together; worst[j] = the slowest group of job j.
   // With `ep`, each group is an expert-parallel dispatch and its combine, by
@@ -112,7 +115,6 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
       const CollectiveCost* priced = &wire;
       double t = wire.reachable ? wire.time_us : kInf;
       double outside = wire.outside_us;
-      CollectiveCost dispatch, combine;
       if (ep) {
         const Workload& wl = jobs[g.job[i]].workload;
         if (wl.ep_kernel == EpKernel::nccl || wl.ep_kernel == EpKernel::deepep) {
