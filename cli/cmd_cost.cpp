@@ -34,6 +34,7 @@ struct CostOptions {
   std::string algorithm = "auto";
   std::string ep_kernel = "nccl";
   std::string message_size;
+  std::string ep_phase = "dispatch";
   Format format = Format::text;
 };
 
@@ -114,21 +115,30 @@ int run_cost(const CostOptions& o) {
   if (o.first && *o.first < 1) throw InputError({"--first", 0, 0}, "must be at least 1");
   const std::optional<EpKernel> parsed_kernel = parse_ep_kernel(o.ep_kernel);
   if (!parsed_kernel)
-    throw InputError({"--ep-kernel", 0, 0}, fmt::format("unknown kernel '{}' (nccl or pplx)", o.ep_kernel));
+    throw InputError({"--ep-kernel", 0, 0},
+                     fmt::format("unknown kernel '{}' ({})", o.ep_kernel, ep_kernel_names()));
   const EpKernel kernel = *parsed_kernel;
+  const std::optional<EpPhase> phase = parse_ep_phase(o.ep_phase);
+  if (!phase)
+    throw InputError({"--ep-phase", 0, 0}, fmt::format("unknown phase '{}' (dispatch or combine)", o.ep_phase));
   std::uint64_t message = 0;
-  if (kernel == EpKernel::pplx) {
-    // pplx-kernels' model prices one dispatch of one size by its puts.
+  const std::string kname(ep_kernel_name(kernel));
+  if (kernel != EpKernel::nccl) {
+    // A kernel library prices one dispatch or combine of one size.
     if (query.op != Collective::alltoall)
-      throw InputError({"--ep-kernel", 0, 0}, "pplx prices an expert-parallel dispatch: use --collective alltoall");
-    if (range) throw InputError({"--ep-kernel", 0, 0}, "pplx prices one size; give --size, not --sweep");
+      throw InputError({"--ep-kernel", 0, 0},
+                       kname + " prices an expert-parallel dispatch or combine: use --collective alltoall");
+    if (range) throw InputError({"--ep-kernel", 0, 0}, kname + " prices one size; give --size, not --sweep");
     if (o.algorithm != "auto")
-      throw InputError({"--ep-kernel", 0, 0}, "pplx sends its own puts; --algorithm names NCCL's algorithms");
-    if (o.message_size.empty())
-      throw InputError({"--ep-kernel", 0, 0}, "pplx needs --message-size, the bytes of one token's hidden state");
+      throw InputError({"--ep-kernel", 0, 0}, kname + " sends its own way; --algorithm names NCCL's algorithms");
+    if (ep_kernel_uses_message(kernel) && o.message_size.empty())
+      throw InputError({"--ep-kernel", 0, 0}, kname + " needs --message-size, the bytes of one token's hidden state");
+  } else if (o.ep_phase != "dispatch") {
+    throw InputError({"--ep-phase", 0, 0}, "is the phase of --ep-kernel pplx, deepep or deepep-ll");
+  }
+  if (!o.message_size.empty()) {
+    if (!ep_kernel_uses_message(kernel)) throw InputError({"--message-size", 0, 0}, "is the put size of --ep-kernel pplx");
     message = parse_byte_size(o.message_size, "--message-size");
-  } else if (!o.message_size.empty()) {
-    throw InputError({"--message-size", 0, 0}, "is the put size of --ep-kernel pplx");
   }
   // --job and --replica pick ranks out of a plan; without one they would be ignored.
   if (o.plan.empty() && !o.job.empty())
@@ -151,8 +161,8 @@ int run_cost(const CostOptions& o) {
 
   CostModel model(topology);
   query.ranks = ranks;
-  if (kernel == EpKernel::pplx) {
-    CollectiveCost cost = pplx_dispatch(model, query, message);
+  if (kernel != EpKernel::nccl) {
+    CollectiveCost cost = ep_collective(model, query, kernel, *phase, message);
     if (o.format == Format::json)
       write_cost_json(std::cout, model, cost);
     else
@@ -205,9 +215,12 @@ Action setup_cost(CLI::App& command) {
                      "choose from in NCCL_ALGO's syntax: ring,tree or ^nvls,nvlstree")
       ->option_text("ALGO");
   command.add_option("--ep-kernel", o->ep_kernel,
-                     "the library that runs an alltoall as expert-parallel dispatch: nccl (default) or pplx "
-                     "(pplx-kernels, priced by its puts per peer)")
+                     "the library that runs an alltoall as expert-parallel traffic: nccl (default), pplx "
+                     "(pplx-kernels, priced by its puts per peer), deepep (DeepEP's normal kernels: NVLink "
+                     "forwarding) or deepep-ll (DeepEP's low-latency kernels: direct sends and a fixed cost)")
       ->option_text("KERNEL");
+  command.add_option("--ep-phase", o->ep_phase, "with --ep-kernel: dispatch (default) or combine")
+      ->option_text("PHASE");
   command.add_option("--message-size", o->message_size, "with --ep-kernel pplx: the bytes of one put (one token's "
                                                         "hidden state: 7168 for DeepSeek-V3 in FP8)")
       ->option_text("SIZE");
@@ -226,6 +239,7 @@ Action setup_cost(CLI::App& command) {
       "  topoplan cost dgx-h100:nodes=1 -c allreduce --sweep 1K:16G --format json\n"
       "  topoplan cost gb200-nvl72:racks=20 -c allreduce -s 1G -n 1440 --algorithm ^nvls,nvlstree\n"
       "  topoplan cost dgx-h100:nodes=2 -c alltoall -s 7MiB --ep-kernel pplx --message-size 7168\n"
+      "  topoplan cost h800:nodes=4 -c alltoall -s 14MiB --ep-kernel deepep-ll --ep-phase combine\n"
       "  topoplan plan gb200-nvl72:racks=8 samples/jobs-nvl72.yaml -o plan.yaml\n"
       "  topoplan cost gb200-nvl72:racks=8 -c allreduce -s 1G --plan plan.yaml --job pretrain-405b\n"
       "  topoplan cost gb200-nvl72:racks=8 --plan plan.yaml --job pretrain-405b");

@@ -107,3 +107,31 @@ TEST_CASE("concurrent steps of two jobs slow the data-parallel phase that crosse
   CHECK(shared[0].dp > alone.dp * 1.5);
   CHECK(shared[0].tp == Approx(alone.tp));  // inside nodes: nothing shared
 }
+
+TEST_CASE("expert-parallel kernels share crossed uplinks in concurrent steps as NCCL's all-to-all does") {
+  Topology t = parse(kLeaves);
+  CostModel model(t);
+  // Two MoE jobs of 2 nodes each, their expert-parallel groups across leaves 0 and 1.
+  auto a = named(t, "l0-n0,l1-n0");
+  auto b = named(t, "l0-n1,l1-n1");
+  Parallelism p;
+  p.dp = 16;
+  p.ep = 16;
+  Workload w;
+  w.moe_dispatch_bytes = 64e6;
+  w.moe_layers = 8;
+  for (EpKernel kernel : {EpKernel::nccl, EpKernel::pplx, EpKernel::deepep, EpKernel::deepep_ll}) {
+    INFO(ep_kernel_name(kernel));
+    w.ep_kernel = kernel;
+    w.ep_message_bytes = kernel == EpKernel::pplx ? 7168 : 0;
+    StepCost alone = model.step(a, p, w);
+    std::vector<StepQuery> jobs = {{a, p, w}, {b, p, w}};
+    std::vector<StepCost> shared = model.steps(jobs);
+    // pplx-kernels' per-put cost is its own, not the links': only its wire time is shared.
+    CHECK(shared[0].ep > alone.ep * (kernel == EpKernel::pplx ? 1.1 : 1.3));
+    CHECK(shared[1].ep == Approx(shared[0].ep));
+    // One job alone in steps() is step().
+    std::vector<StepQuery> one = {{a, p, w}};
+    CHECK(model.steps(one)[0].ep == alone.ep);
+  }
+}

@@ -1,9 +1,11 @@
-// pplx-kernels' dispatch: priced by the puts each peer receives, beside the
-// link model's bytes.
+// Expert-parallel kernels: pplx-kernels priced by the puts each peer
+// receives, DeepEP's kernels by their paths, beside the link model's bytes;
+// and a step's EP part priced by the job's kernel.
 #include "topoplan/cost/ep_kernel.hpp"
 
 #include <catch2/catch.hpp>
 
+#include "topoplan/cost/cost_model.hpp"
 #include "topoplan/io/topology_source.hpp"
 #include "topoplan/support/error.hpp"
 
@@ -68,6 +70,131 @@ TEST_CASE("pplx dispatch refuses a zero message size; kernel names parse") {
   CHECK_THROWS_AS(pplx_dispatch(m, {r, Collective::alltoall, kBytes}, 0), InputError);
   CHECK(parse_ep_kernel("pplx") == EpKernel::pplx);
   CHECK(parse_ep_kernel("nccl") == EpKernel::nccl);
-  CHECK_FALSE(parse_ep_kernel("deepep"));
-  CHECK(ep_kernel_name(EpKernel::pplx) == "pplx");
+  CHECK(parse_ep_kernel("deepep-ll") == EpKernel::deepep_ll);
+  CHECK_FALSE(parse_ep_kernel("deepep_ll"));
+  for (EpKernel k : {EpKernel::nccl, EpKernel::pplx, EpKernel::deepep, EpKernel::deepep_ll})
+    CHECK(parse_ep_kernel(ep_kernel_name(k)) == k);
+}
+
+namespace {
+
+Topology h800(int nodes) {
+  return load_topology("h800:nodes=" + std::to_string(nodes),
+                       [](const std::string&) { return std::optional<std::string>(); });
+}
+
+constexpr std::uint64_t kLowLatencyDispatch = 128 * 8 * 7392;  // 128 tokens x top-8, FP8 with scales
+constexpr std::uint64_t kLowLatencyCombine = 128 * 8 * 14336;  // BF16 back
+
+}  // namespace
+
+TEST_CASE("DeepEP low-latency: one fixed cost over the wire time of direct sends") {
+  Topology one = h800(1), four = h800(4), thirty_two = h800(32);
+  CostModel m1(one), m4(four), m32(thirty_two);
+  const auto r1 = first(one, 8), r4 = first(four, 32), r32 = first(thirty_two, 256);
+  EpDispatchTerms t1, t4, t32;
+  const CollectiveCost c1 =
+      ep_collective(m1, {r1, Collective::alltoall, kLowLatencyDispatch}, EpKernel::deepep_ll, EpPhase::dispatch, 0, &t1);
+  const CollectiveCost c4 =
+      ep_collective(m4, {r4, Collective::alltoall, kLowLatencyDispatch}, EpKernel::deepep_ll, EpPhase::dispatch, 0, &t4);
+  const CollectiveCost c32 = ep_collective(m32, {r32, Collective::alltoall, kLowLatencyDispatch}, EpKernel::deepep_ll,
+                                           EpPhase::dispatch, 0, &t32);
+  // The same fixed cost everywhere, no per-message term: the wire makes the difference.
+  CHECK(t1.fixed_us == t4.fixed_us);
+  CHECK(t4.fixed_us == t32.fixed_us);
+  CHECK(t4.per_put_us == 0);
+  CHECK(c4.time_us == Approx(t4.fixed_us + t4.wire_us));
+  CHECK(c4.algorithm == Algorithm::p2p);
+  // More nodes: more of the bytes leave the node, up to nearly all of them.
+  CHECK(c1.time_us < c4.time_us);
+  CHECK(c4.time_us < c32.time_us);
+  CHECK(c32.time_us < c4.time_us * 1.5);
+  CHECK(c1.outside_us == 0);
+  CHECK(c32.outside_us > 0);
+  // Combine moves BF16, twice the bytes, over the same path.
+  const CollectiveCost back = ep_collective(m4, {r4, Collective::alltoall, kLowLatencyCombine}, EpKernel::deepep_ll,
+                                            EpPhase::combine, 0);
+  CHECK(back.time_us > c4.time_us * 1.5);
+  // Its time does not depend on a message size.
+  CHECK(ep_collective(m4, {r4, Collective::alltoall, kLowLatencyDispatch}, EpKernel::deepep_ll, EpPhase::dispatch,
+                      7392)
+            .time_us == c4.time_us);
+}
+
+TEST_CASE("pplx combine: puts per peer like dispatch, no token-count exchange with the peers") {
+  Topology two = dgx(2), sixteen = dgx(16);
+  CostModel m2(two), m16(sixteen);
+  const auto r2 = first(two, 16), r16 = first(sixteen, 128);
+  constexpr std::uint64_t kBf16 = 14336;
+  EpDispatchTerms d2, d16, c2, c16;
+  ep_collective(m2, {r2, Collective::alltoall, 8 * kToken}, EpKernel::pplx, EpPhase::dispatch, kToken, &d2);
+  ep_collective(m16, {r16, Collective::alltoall, 8 * kToken}, EpKernel::pplx, EpPhase::dispatch, kToken, &d16);
+  ep_collective(m2, {r2, Collective::alltoall, 8 * kBf16}, EpKernel::pplx, EpPhase::combine, kBf16, &c2);
+  ep_collective(m16, {r16, Collective::alltoall, 8 * kBf16}, EpKernel::pplx, EpPhase::combine, kBf16, &c16);
+  CHECK(d16.fixed_us > d2.fixed_us);   // dispatch: counts exchanged with every remote peer
+  CHECK(c16.fixed_us == c2.fixed_us);  // combine: routing known from the dispatch
+  CHECK(c2.fixed_us < d2.fixed_us);
+  // 128 tokens: the puts a peer receives fall with the peers, as in dispatch.
+  EpDispatchTerms big2, big16;
+  ep_collective(m2, {r2, Collective::alltoall, 128 * 8 * kBf16}, EpKernel::pplx, EpPhase::combine, kBf16, &big2);
+  ep_collective(m16, {r16, Collective::alltoall, 128 * 8 * kBf16}, EpKernel::pplx, EpPhase::combine, kBf16, &big16);
+  CHECK(big16.per_put_us < big2.per_put_us / 8);
+  CHECK(big2.per_put_us == Approx(d2.per_put_us * 128).epsilon(0.02));
+  CHECK_THROWS_AS(ep_collective(m2, {r2, Collective::alltoall, 8 * kBf16}, EpKernel::pplx, EpPhase::combine, 0),
+                  InputError);
+}
+
+TEST_CASE("DeepEP normal kernels forward through NVLink across nodes and send directly inside one") {
+  Topology one = h800(1), two = h800(2);
+  CostModel m1(one), m2(two);
+  const auto r1 = first(one, 8), r2 = first(two, 16);
+  constexpr std::uint64_t kBytes224 = 234881024;
+  const CollectiveCost inside = ep_collective(m1, {r1, Collective::alltoall, kBytes224}, EpKernel::deepep,
+                                              EpPhase::dispatch, 0);
+  const CollectiveCost across = ep_collective(m2, {r2, Collective::alltoall, kBytes224}, EpKernel::deepep,
+                                              EpPhase::dispatch, 0);
+  CHECK(inside.algorithm == Algorithm::p2p);
+  CHECK(across.algorithm == Algorithm::hierarchical);
+  // No kernel terms: the link model's cost of that algorithm.
+  CollectiveQuery q{r2, Collective::alltoall, kBytes224, Algorithm::hierarchical};
+  CHECK(across.time_us == m2.collective(q).time_us);
+}
+
+TEST_CASE("a step's expert-parallel part is priced by the job's kernel, dispatch and combine") {
+  Topology t = dgx(4);
+  CostModel model(t);
+  const auto ranks = first(t, 32);
+  Parallelism p;
+  p.dp = 32;
+  p.ep = 32;
+  Workload w;
+  w.moe_dispatch_bytes = 128.0 * 8 * kToken;
+  w.moe_layers = 10;
+  w.micro_batches = 3;
+  const StepCost nccl = model.step(ranks, p, w);
+  CollectiveQuery q{ranks, Collective::alltoall, static_cast<std::uint64_t>(w.moe_dispatch_bytes)};
+  CHECK(nccl.ep == Approx(4 * 10 * 3 * model.collective(q).time_us * 1e-6));
+
+  w.ep_kernel = EpKernel::pplx;
+  w.ep_message_bytes = kToken;
+  const StepCost pplx = model.step(ranks, p, w);
+  const double d = ep_collective(model, q, EpKernel::pplx, EpPhase::dispatch, kToken).time_us;
+  const double c = ep_collective(model, q, EpKernel::pplx, EpPhase::combine, kToken).time_us;
+  // Training: a dispatch and a combine forward, a combine and a dispatch backward.
+  CHECK(pplx.ep == Approx(2 * 10 * 3 * (d + c) * 1e-6));
+  CHECK(pplx.ep != Approx(nccl.ep));
+  CHECK(pplx.part(StepKind::ep).algorithm == Algorithm::p2p);
+  CHECK(pplx.part(StepKind::ep).outside_seconds > 0);
+
+  w.training = false;
+  w.ep_kernel = EpKernel::deepep_ll;
+  const StepCost ll = model.step(ranks, p, w);
+  const double lld = ep_collective(model, q, EpKernel::deepep_ll, EpPhase::dispatch, 0).time_us;
+  const double llc = ep_collective(model, q, EpKernel::deepep_ll, EpPhase::combine, 0).time_us;
+  CHECK(ll.ep == Approx(10 * 3 * (lld + llc) * 1e-6));
+
+  // pplx needs its put size.
+  w.ep_kernel = EpKernel::pplx;
+  w.ep_message_bytes = 0;
+  CHECK_THROWS_AS(model.step(ranks, p, w), InputError);
 }

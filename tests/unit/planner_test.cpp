@@ -11,6 +11,8 @@
 
 #include "topoplan/io/topology_source.hpp"
 #include "topoplan/io/topology_yaml.hpp"
+#include "topoplan/cost/cost_model.hpp"
+#include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/placement/jobs_yaml.hpp"
 #include "topoplan/placement/plan_io.hpp"
 
@@ -226,7 +228,7 @@ TEST_CASE("a plan survives writing and reading back") {
   - name: moe
     gpus: 8
     parallelism: {tp: 1, dp: 8, ep: 8}
-    workload: {parameters: 47B, expert_bytes: 32MiB, moe_layers: 32}
+    workload: {parameters: 47B, expert_bytes: 32MiB, moe_layers: 32, ep_kernel: pplx, ep_message_bytes: 7168}
   - {name: svc, kind: inference, replicas: 2, gpus_per_replica: 4, spread: rack, tenant: web,
      queue: serving, priority_class: "high: \"urgent\""}
   - {name: no, gpus: 1000}
@@ -249,8 +251,13 @@ TEST_CASE("a plan survives writing and reading back") {
       CHECK(a.micro_batches == b.micro_batches);
       CHECK(a.expert_bytes == b.expert_bytes);
       CHECK(a.moe_layers == b.moe_layers);
+      CHECK(a.ep_kernel == b.ep_kernel);
+      CHECK(a.ep_message_bytes == b.ep_message_bytes);
     }
     CHECK(back.jobs[0].parallelism.tp == 4);
+    CHECK(back.jobs[1].workload.ep_kernel == EpKernel::pplx);
+    CHECK(back.jobs[1].workload.ep_message_bytes == 7168);
+    CHECK(back.jobs[0].workload.ep_kernel == EpKernel::nccl);
     CHECK(back.jobs[0].workload.bytes_per_parameter == 1);
     CHECK(back.jobs[2].spread == std::optional<std::string>("rack"));
     CHECK(back.jobs[2].tenant == "web");
@@ -538,4 +545,71 @@ TEST_CASE("min_replicas: how many replicas a service needs, kept through a plan 
                     "m.yaml:2:63: job 's' needs 3 replicas (min_replicas) but has 2");
   CHECK_THROWS_WITH(parse_jobs_yaml("jobs:\n  - {name: s, replicas: 2, gpus_per_replica: 1, min_replicas: 0}\n", "m.yaml"),
                     "m.yaml:2:63: 'min_replicas' is 0; it must be between 1 and 1000000");
+}
+
+TEST_CASE("ep_kernel: bad kernels and missing or stray put sizes are errors with their place") {
+  try {
+    parse_jobs_yaml(R"(jobs:
+  - {name: a, gpus: 16, parallelism: {dp: 16, ep: 16}, workload: {expert_bytes: 7MiB, ep_kernel: deepep_ll}}
+  - {name: b, gpus: 16, parallelism: {dp: 16, ep: 16}, workload: {expert_bytes: 7MiB, ep_kernel: pplx}}
+  - {name: c, gpus: 16, parallelism: {dp: 16, ep: 16}, workload: {ep_kernel: deepep, ep_message_bytes: 7168}}
+)",
+                    "m.yaml");
+    FAIL("expected errors");
+  } catch (const InputError& e) {
+    std::vector<std::string> got;
+    for (const Diagnostic& d : e.diagnostics()) got.push_back(d.str());
+    REQUIRE(got.size() == 3);
+    CHECK(got[0].rfind("m.yaml:2:", 0) == 0);
+    CHECK(got[0].find("unknown ep_kernel 'deepep_ll'; use nccl, pplx, deepep, deepep-ll; did you mean 'deepep-ll'?") !=
+          std::string::npos);
+    CHECK(got[1].rfind("m.yaml:3:", 0) == 0);
+    CHECK(got[1].find("give ep_message_bytes") != std::string::npos);
+    CHECK(got[2].rfind("m.yaml:4:", 0) == 0);
+    CHECK(got[2].find("ep_kernel deepep does not use it") != std::string::npos);
+  }
+}
+
+TEST_CASE("a MoE job's ep_kernel sets the price of its expert-parallel traffic in plan and evaluate") {
+  Topology t = preset("dgx-h100:nodes=4");
+  auto jobs = [](const std::string& kernel) {
+    return "jobs:\n  - name: moe\n    gpus: 32\n    parallelism: {dp: 32, ep: 32}\n"
+           "    workload: {parameters: 16B, expert_bytes: 7MiB, moe_layers: 16" +
+           kernel + "}\n";
+  };
+  JobPricer pricer(t);
+  auto planned = [&](const std::string& kernel) {
+    PlanOptions o;
+    o.pricer = &pricer;
+    return plan_jobs(t, parse_jobs_yaml(jobs(kernel), "jobs.yaml"), o);
+  };
+  Plan nccl = planned("");
+  Plan pplx = planned(", ep_kernel: pplx, ep_message_bytes: 7168");
+  Plan ll = planned(", ep_kernel: deepep-ll");
+  REQUIRE(nccl.placements[0].placed);
+  REQUIRE(pplx.placements[0].placed);
+  REQUIRE(ll.placements[0].placed);
+  REQUIRE(nccl.placements[0].breakdown);
+  REQUIRE(pplx.placements[0].breakdown);
+  REQUIRE(ll.placements[0].breakdown);
+  const double e_nccl = nccl.placements[0].breakdown->ep;
+  const double e_pplx = pplx.placements[0].breakdown->ep;
+  const double e_ll = ll.placements[0].breakdown->ep;
+  CHECK(e_nccl > 0);
+  CHECK(e_pplx != Approx(e_nccl));
+  CHECK(e_ll != Approx(e_nccl));
+  CHECK(e_ll != Approx(e_pplx));
+  // The plan's step is the kernel's: what the cost model gives the same ranks.
+  CostModel model(t);
+  Workload w = JobPricer::workload_of(pplx.jobs[0]);
+  CHECK(w.ep_kernel == EpKernel::pplx);
+  const std::vector<DeviceId>& ranks = pplx.placements[0].replicas.front();
+  CHECK(model.step(ranks, pplx.jobs[0].parallelism, w).ep == Approx(e_pplx));
+  // Read back (evaluate's path), the plan prices the same.
+  for (bool json : {false, true}) {
+    Plan back = reread(t, pplx, json);
+    price_plan(t, back, &pricer);
+    REQUIRE(back.placements[0].breakdown);
+    CHECK(back.placements[0].breakdown->ep == Approx(e_pplx));
+  }
 }

@@ -7,6 +7,8 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -74,6 +76,31 @@ T number(const std::string& text, const std::string& file, int line, std::string
   if (ec != std::errc() || end != text.data() + text.size())
     throw InputError({file, line, 1}, fmt::format("{} '{}' is not a number", what, text));
   return value;
+}
+
+struct KernelSetup {
+  EpKernel kernel = EpKernel::nccl;
+  EpPhase phase = EpPhase::dispatch;
+  std::uint64_t message = 0;
+};
+
+// `KERNEL[-combine][:MESSAGE_BYTES]` in the algorithm column: an
+// expert-parallel kernel library instead of NCCL (pplx:7168, deepep-ll-combine).
+std::optional<KernelSetup> calibration_kernel(const std::string& text) {
+  const std::size_t colon = text.find(':');
+  std::string name = text.substr(0, colon);
+  KernelSetup k;
+  constexpr std::string_view kCombine = "-combine";
+  if (name.size() > kCombine.size() && name.compare(name.size() - kCombine.size(), kCombine.size(), kCombine) == 0) {
+    k.phase = EpPhase::combine;
+    name.resize(name.size() - kCombine.size());
+  }
+  const std::optional<EpKernel> kernel = parse_ep_kernel(name);
+  if (!kernel || *kernel == EpKernel::nccl) return std::nullopt;
+  k.kernel = *kernel;
+  if (colon != std::string::npos)
+    k.message = number<std::uint64_t>(text.substr(colon + 1), "calibration-setups.csv", 0, "message size");
+  return k;
 }
 
 double compared_value(const CalibrationResult& r) {
@@ -202,10 +229,9 @@ CalibrationSummary run_calibration(const std::vector<CalibrationPoint>& points,
     CalibrationResult r;
     r.point = p;
     r.setup = *setup;
-    // A kernel library instead of NCCL: `pplx:MESSAGE_BYTES`.
-    if (algorithm.rfind("pplx:", 0) == 0) {
-      const auto message = number<std::uint64_t>(algorithm.substr(5), "calibration-setups.csv", 0, "message size");
-      r.cost = pplx_dispatch(*loaded.model, q, message);
+    // A kernel library instead of NCCL: `KERNEL[-combine]:MESSAGE_BYTES`.
+    if (auto kernel = calibration_kernel(algorithm)) {
+      r.cost = ep_collective(*loaded.model, q, kernel->kernel, kernel->phase, kernel->message);
       r.model = compared_value(r);
       r.error = (r.model - p.value) / p.value;
       summary.results.push_back(std::move(r));

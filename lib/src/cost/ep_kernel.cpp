@@ -4,22 +4,26 @@
 
 #include <fmt/format.h>
 
+#include "topoplan/cost/cost_model.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan {
 namespace {
 
-// pplx-kernels' published dispatch times on DGX H100 (perplexityai/pplx-kernels
-// README, mirrored at magnate3/linux-riscv-dev nccl/plugin/pplx-kernels/README.md
-// @65a05200; rows a19-a25 of bench/data/collectives-added.csv).
+// pplx-kernels' published dispatch and combine times on DGX H100
+// (perplexityai/pplx-kernels README, mirrored at magnate3/linux-riscv-dev
+// nccl/plugin/pplx-kernels/README.md @65a05200; rows a19-a35 of
+// bench/data/collectives-added.csv); the fits are bench/fit_ep_kernels.py's.
 //
-// Inside one node the puts are NVLink stores: the 1-token EP8 run, 41.6 us,
-// is the kernel's fixed cost there (fit point a19).
-constexpr double kNvlinkFixedUs = 41.6;
+// Inside one node the puts are NVLink stores: the 1-token EP8 runs, 41.6 us
+// for dispatch and 41.7 us for combine, are the kernel's fixed cost there
+// (fit points a19 and a26).
+constexpr double kNvlinkDispatchFixedUs = 41.6;
+constexpr double kNvlinkCombineFixedUs = 41.7;
 // Across nodes (IBGDA: the GPU posts its own RDMA writes), a least-squares fit
 // of relative error on four points, 1 token per GPU on EP16 and EP128 and 128
 // tokens per GPU on EP32 and EP128 (fit points a20, a23, a24, a25), with the
-// wire term of one 50 GB/s NIC per GPU (bench/fit_pplx_dispatch.py): a fixed
+// wire term of one 50 GB/s NIC per GPU: a fixed
 // 97.1 us, 0.220 us for each remote peer (the kernel exchanges token counts
 // with every peer before the data, so the 1-token time grows with the peers:
 // 102.7, 115.7, 121.0, 125.9 us for 8, 24, 56, 120 remote peers), and 6.33 us
@@ -34,6 +38,27 @@ constexpr double kNvlinkFixedUs = 41.6;
 constexpr double kIbgdaFixedUs = 97.1;
 constexpr double kIbgdaPerRemotePeerUs = 0.220;
 constexpr double kIbgdaPerPutUs = 6.33;
+// The combine sends each expert's output back as one put per token and
+// expert, the same number of puts as the dispatch, but it reuses the
+// dispatch's routing: no token counts are exchanged and its 1-token time does
+// not grow with the peers (62.7, 55.4, 58.6, 63.2 us on EP16-EP128). Fitted
+// the same way on 1 token per GPU on EP16 and EP128 and 128 tokens on EP16 and
+// EP32 (fit points a27, a30, a31, a32), BF16 puts of 14336 B: a fixed 59.3 us
+// and 6.39 us per put a peer receives, the dispatch's per-put cost within 1 %.
+// The model misses the combine's rise from EP32 to EP128 at 128 tokens (481,
+// 530, 594 us; checks a34 and a35 come out 19 % and 33 % low).
+constexpr double kIbgdaCombineFixedUs = 59.3;
+constexpr double kIbgdaCombinePerPutUs = 6.39;
+
+// DeepEP's low-latency kernels (deepseek-ai/DeepEP docs/legacy.md, "Low-latency
+// kernels with pure RDMA"; rows a36-a47): every token goes straight to the GPU
+// of each of its experts (IBGDA writes across nodes, NVLink inside one), one
+// queue pair per local expert, so the puts run in parallel and the time is the
+// bytes over the NIC plus one fixed cost for launch and the arrival flags.
+// 38.4 us, one constant for dispatch and combine, fitted on dispatch EP8,
+// EP32, EP128 and combine EP16, EP64 (H800, one CX7 400G NIC per GPU); the
+// seven other points are within 12 %.
+constexpr double kDeepEpLowLatencyFixedUs = 38.4;
 
 }  // namespace
 
@@ -43,53 +68,122 @@ std::string_view ep_kernel_name(EpKernel kernel) {
       return "nccl";
     case EpKernel::pplx:
       return "pplx";
+    case EpKernel::deepep:
+      return "deepep";
+    case EpKernel::deepep_ll:
+      return "deepep-ll";
   }
   return "nccl";
 }
 
 std::optional<EpKernel> parse_ep_kernel(std::string_view name) {
-  if (name == "nccl") return EpKernel::nccl;
-  if (name == "pplx") return EpKernel::pplx;
+  for (EpKernel k : {EpKernel::nccl, EpKernel::pplx, EpKernel::deepep, EpKernel::deepep_ll})
+    if (name == ep_kernel_name(k)) return k;
   return std::nullopt;
 }
 
-CollectiveCost pplx_dispatch(const CostModel& model, const CollectiveQuery& query, std::uint64_t message_bytes,
-                             EpDispatchTerms* terms) {
-  if (message_bytes == 0) throw InputError({}, "a pplx-kernels dispatch needs a message size above 0");
-  CollectiveQuery direct = query;
-  direct.op = Collective::alltoall;
-  // The kernel writes straight from each GPU to its peer (no PXN forwarding).
-  direct.algorithm = Algorithm::p2p;
-  CollectiveCost cost = model.collective(direct);
-  if (!cost.reachable || cost.ranks < 2) return cost;
+std::string_view ep_kernel_names() { return "nccl, pplx, deepep, deepep-ll"; }
 
+std::string_view ep_phase_name(EpPhase phase) { return phase == EpPhase::dispatch ? "dispatch" : "combine"; }
+
+std::optional<EpPhase> parse_ep_phase(std::string_view name) {
+  if (name == "dispatch") return EpPhase::dispatch;
+  if (name == "combine") return EpPhase::combine;
+  return std::nullopt;
+}
+
+bool ep_kernel_uses_message(EpKernel kernel) { return kernel == EpKernel::pplx; }
+
+Algorithm ep_wire_algorithm(const CostModel& model, EpKernel kernel, std::span<const DeviceId> ranks) {
+  switch (kernel) {
+    case EpKernel::nccl:
+      return Algorithm::automatic;
+    case EpKernel::pplx:
+    case EpKernel::deepep_ll:
+      // Each GPU writes straight to its peer (no PXN forwarding).
+      return Algorithm::p2p;
+    case EpKernel::deepep: {
+      // NVLink forwarding needs two islands; inside one, plain NVLink sends.
+      const Topology& t = model.topology();
+      const FabricProfile& f = model.fabric();
+      std::uint32_t island = kNone;
+      for (DeviceId d : ranks) {
+        const std::uint32_t a = t.accelerator_index(d);
+        if (a == kNone) return Algorithm::p2p;  // CostModel::collective reports it
+        const std::uint32_t i = f.accelerator(a).island;
+        if (i == kNone) return Algorithm::p2p;
+        if (island == kNone) island = i;
+        if (i != island) return Algorithm::hierarchical;
+      }
+      return Algorithm::p2p;
+    }
+  }
+  return Algorithm::automatic;
+}
+
+CollectiveCost ep_kernel_cost(EpKernel kernel, EpPhase phase, const CollectiveCost& wire, std::uint64_t bytes,
+                              std::uint64_t message_bytes, EpDispatchTerms* terms) {
+  if (ep_kernel_uses_message(kernel) && message_bytes == 0)
+    throw InputError({}, fmt::format("a {} {} needs a message size above 0", ep_kernel_name(kernel),
+                                     ep_phase_name(phase)));
+  CollectiveCost cost = wire;
   EpDispatchTerms t;
   for (const TierCost& tier : cost.tiers()) t.wire_us = std::max(t.wire_us, tier.time_us);
+  if (kernel == EpKernel::nccl || kernel == EpKernel::deepep || !cost.reachable || cost.ranks < 2) {
+    if (terms) *terms = t;
+    return cost;
+  }
+  // NVSHMEM and DeepEP write over NVLink inside a scale-up island (an NVL72
+  // rack's trays included) and over the NICs between islands.
+  const bool across = cost.islands > 1;
   const double ranks = cost.ranks;
   const double peers = ranks - 1;
-  const double nodes = std::max<std::uint32_t>(cost.nodes, 1);
-  const double remote_peers = ranks - ranks / nodes;
-  if (cost.nodes <= 1) {
-    t.fixed_us = kNvlinkFixedUs;
+  const double islands = std::max<std::uint32_t>(cost.islands, 1);
+  double inside_fixed = kDeepEpLowLatencyFixedUs;
+  if (kernel == EpKernel::pplx) {
+    const bool dispatch = phase == EpPhase::dispatch;
+    inside_fixed = dispatch ? kNvlinkDispatchFixedUs : kNvlinkCombineFixedUs;
+    if (!across) {
+      t.fixed_us = inside_fixed;
+    } else {
+      const double puts = static_cast<double>(bytes) / static_cast<double>(message_bytes);
+      const double remote_peers = ranks - ranks / islands;
+      t.fixed_us = dispatch ? kIbgdaFixedUs + kIbgdaPerRemotePeerUs * remote_peers : kIbgdaCombineFixedUs;
+      t.per_put_us = (dispatch ? kIbgdaPerPutUs : kIbgdaCombinePerPutUs) * puts / peers;
+    }
   } else {
-    const double puts = static_cast<double>(query.bytes) / static_cast<double>(message_bytes);
-    t.fixed_us = kIbgdaFixedUs + kIbgdaPerRemotePeerUs * remote_peers;
-    t.per_put_us = kIbgdaPerPutUs * puts / peers;
+    t.fixed_us = kDeepEpLowLatencyFixedUs;
   }
   cost.time_us = t.fixed_us + t.per_put_us + t.wire_us;
   cost.latency_us = t.fixed_us + t.per_put_us;
-  cost.algbw_gbps = static_cast<double>(query.bytes) / (cost.time_us * 1e3);
+  cost.algbw_gbps = static_cast<double>(bytes) / (cost.time_us * 1e3);
   cost.busbw_gbps = cost.algbw_gbps * bus_factor(Collective::alltoall, cost.ranks);
   cost.bottleneck = t.wire_us > cost.latency_us ? cost.bottleneck : kNone;
-  // What leaving the node adds: all but the one-node fixed cost and the NVLink bytes.
+  // What leaving the islands adds: all but the one-node fixed cost and the NVLink bytes.
   double inside_wire = 0;
   for (const TierCost& tier : cost.tiers())
     if (tier.tier == Tier::scale_up) inside_wire = std::max(inside_wire, tier.time_us);
-  cost.outside_us = cost.nodes > 1 ? std::max(0.0, cost.time_us - kNvlinkFixedUs - inside_wire) : 0.0;
+  cost.outside_us = across ? std::max(0.0, cost.time_us - inside_fixed - inside_wire) : 0.0;
   // NCCL's candidates priced another kernel: they do not apply.
   cost.candidate_count = 0;
   if (terms) *terms = t;
   return cost;
+}
+
+CollectiveCost ep_collective(const CostModel& model, const CollectiveQuery& query, EpKernel kernel, EpPhase phase,
+                             std::uint64_t message_bytes, EpDispatchTerms* terms) {
+  if (ep_kernel_uses_message(kernel) && message_bytes == 0)
+    throw InputError({}, fmt::format("a {} {} needs a message size above 0", ep_kernel_name(kernel),
+                                     ep_phase_name(phase)));
+  CollectiveQuery q = query;
+  q.op = Collective::alltoall;
+  q.algorithm = ep_wire_algorithm(model, kernel, q.ranks);
+  return ep_kernel_cost(kernel, phase, model.collective(q), q.bytes, message_bytes, terms);
+}
+
+CollectiveCost pplx_dispatch(const CostModel& model, const CollectiveQuery& query, std::uint64_t message_bytes,
+                             EpDispatchTerms* terms) {
+  return ep_collective(model, query, EpKernel::pplx, EpPhase::dispatch, message_bytes, terms);
 }
 
 }  // namespace topoplan

@@ -180,6 +180,7 @@ struct CostModel::Scratch {
     std::vector<std::size_t> offset, size, job;
     std::vector<Collective> op;
     std::vector<std::uint64_t> bytes;
+    std::vector<Algorithm> algorithm;
     std::vector<CollectiveQuery> queries;
     void clear() {
       pool.clear();
@@ -188,13 +189,15 @@ struct CostModel::Scratch {
       job.clear();
       op.clear();
       bytes.clear();
+      algorithm.clear();
     }
-    void begin(std::size_t owner, Collective collective, std::uint64_t b) {
+    void begin(std::size_t owner, Collective collective, std::uint64_t b, Algorithm a = Algorithm::automatic) {
       offset.push_back(pool.size());
       size.push_back(0);
       job.push_back(owner);
       op.push_back(collective);
       bytes.push_back(b);
+      algorithm.push_back(a);
     }
     void add(DeviceId rank) {
       pool.push_back(rank);

@@ -45,6 +45,9 @@ void check(const StepQuery& job, std::size_t index) {
   const Workload& w = job.workload;
   if (w.gradient_bytes < 0 || w.activation_bytes < 0 || w.moe_dispatch_bytes < 0)
     throw InputError({}, fmt::format("{}: workload sizes must not be negative", where));
+  if (ep_kernel_uses_message(w.ep_kernel) && w.ep_message_bytes == 0 && p.ep > 1 && w.moe_dispatch_bytes > 0)
+    throw InputError({}, fmt::format("{}: the {} kernel needs the size of one message (ep_message_bytes)", where,
+                                     ep_kernel_name(w.ep_kernel)));
 }
 
 // The slowest group of one kind of one job, as priced.
@@ -87,9 +90,14 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
   std::vector<StepCost> out(jobs.size());
   Scratch::StepGroups& g = scratch_->step_groups;
   std::vector<Slowest> worst;
+  // A kernel's dispatch and combine of one group, made once: a CollectiveCost
+  // is large, and most groups never need them.
+  CollectiveCost dispatch, combine;
 
   // Prices every group in `g` together; worst[j] = the slowest group of job j.
-  auto price = [&]() {
+  // With `ep`, each group is an expert-parallel dispatch and its combine, by
+  // the job's kernel, on the wire cost the link model gives under contention.
+  auto price = [&](bool ep) {
     worst.assign(jobs.size(), Slowest{});
     if (g.job.empty()) return;
     g.queries.clear();
@@ -98,15 +106,33 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
       q.ranks = std::span<const DeviceId>(g.pool).subspan(g.offset[i], g.size[i]);
       q.op = g.op[i];
       q.bytes = g.bytes[i];
+      q.algorithm = g.algorithm[i];
       g.queries.push_back(q);
       ++worst[g.job[i]].groups;
     }
-    price_concurrent(g.queries, [&](std::size_t i, const CollectiveCost& c) {
+    price_concurrent(g.queries, [&](std::size_t i, const CollectiveCost& wire) {
       Slowest& w = worst[g.job[i]];
-      const double t = c.reachable ? c.time_us : kInf;
+      const CollectiveCost* priced = &wire;
+      double t = wire.reachable ? wire.time_us : kInf;
+      double outside = wire.outside_us;
+      if (ep) {
+        const Workload& wl = jobs[g.job[i]].workload;
+        if (wl.ep_kernel == EpKernel::nccl || wl.ep_kernel == EpKernel::deepep) {
+          // Both directions move the same bytes the same way.
+          t *= 2;
+          outside *= 2;
+        } else {
+          dispatch = ep_kernel_cost(wl.ep_kernel, EpPhase::dispatch, wire, g.bytes[i], wl.ep_message_bytes);
+          combine = ep_kernel_cost(wl.ep_kernel, EpPhase::combine, wire, g.bytes[i], wl.ep_message_bytes);
+          priced = combine.time_us >= dispatch.time_us ? &combine : &dispatch;
+          t = wire.reachable ? dispatch.time_us + combine.time_us : kInf;
+          outside = dispatch.outside_us + combine.outside_us;
+        }
+      }
+      const CollectiveCost& c = *priced;
       if (w.part.ranks != 0 && !(t > w.time_us)) return;
       w.time_us = t;
-      w.outside_us = c.outside_us;
+      w.outside_us = outside;
       StepPart& part = w.part;
       part.ranks = c.ranks;
       part.islands = c.islands;
@@ -139,7 +165,7 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
         for (std::uint32_t t = 0; t < p.tp; ++t) g.add(rank(q, t, s, d));
       }
   }
-  price();
+  price(false);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const Workload& w = jobs[j].workload;
     const double per_layer = w.training ? 4 : 2;  // Megatron TP: 2 forward, 2 backward
@@ -162,7 +188,7 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
           g.add(rank(q, t, s + 1, d));
         }
   }
-  price();
+  price(false);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const Workload& w = jobs[j].workload;
     fill_part(out[j].parts[1], worst[j], (w.training ? 2 : 1) * w.micro_batches);
@@ -188,7 +214,7 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
           for (std::uint32_t d = 0; d < p.dp; ++d) g.add(rank(q, t, s, d));
         }
     }
-    price();
+    price(false);
     for (std::size_t j = 0; j < jobs.size(); ++j) {
       if (worst[j].groups == 0) continue;
       StepPart part;
@@ -216,12 +242,18 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
         for (std::uint32_t block = 0; block < p.dp / p.ep; ++block) {
           g.begin(j, Collective::alltoall, whole_bytes(w.moe_dispatch_bytes));
           for (std::uint32_t k = 0; k < p.ep; ++k) g.add(rank(q, t, s, block * p.ep + k));
+          if (w.ep_kernel != EpKernel::nccl) {
+            const std::span<const DeviceId> group(g.pool.data() + g.offset.back(), g.size.back());
+            g.algorithm.back() = ep_wire_algorithm(*this, w.ep_kernel, group);
+          }
         }
   }
-  price();
+  price(true);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const Workload& w = jobs[j].workload;
-    const double per_layer = w.training ? 4 : 2;  // dispatch + combine, forward (and backward)
+    // A dispatch and a combine (priced together above) forward, and in
+    // training backward again (the backward of a dispatch is a combine).
+    const double per_layer = w.training ? 2 : 1;
     const double layers = static_cast<double>(w.moe_layers) / jobs[j].parallelism.pp;
     fill_part(out[j].parts[3], worst[j], per_layer * layers * w.micro_batches);
     out[j].ep = out[j].parts[3].seconds;

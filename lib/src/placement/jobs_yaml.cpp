@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "job_reader.hpp"
+#include "topoplan/cost/ep_kernel.hpp"
 #include "topoplan/io/file_kind.hpp"
 
 namespace topoplan {
@@ -69,7 +70,8 @@ void JobReader::read_parallelism(const yaml::Node& node, Job& job) {
 void JobReader::read_workload(const yaml::Node& node, Job& job) {
   yaml::MapReader m(node, file_, sink_, "'workload'");
   std::vector<std::string_view> allowed = {"parameters", "precision", "gradient_bytes", "sharded", "activation_bytes",
-                                           "layers", "micro_batches", "expert_bytes", "moe_layers", "compute_seconds"};
+                                           "layers", "micro_batches", "expert_bytes", "moe_layers", "ep_kernel",
+                                           "ep_message_bytes", "compute_seconds"};
   allowed.insert(allowed.end(), service_workload_keys().begin(), service_workload_keys().end());
   m.allow(allowed);
   if (!m.ok()) return;
@@ -110,6 +112,24 @@ void JobReader::read_workload(const yaml::Node& node, Job& job) {
   w.moe_layers = count(m, "moe_layers", 1, 100'000).value_or(0);
   w.activation_bytes = bytes(m, "activation_bytes").value_or(0);
   w.expert_bytes = bytes(m, "expert_bytes").value_or(0);
+  if (auto k = m.string("ep_kernel")) {
+    if (auto kernel = parse_ep_kernel(*k)) {
+      w.ep_kernel = *kernel;
+    } else {
+      std::string hint = did_you_mean(*k, {"nccl", "pplx", "deepep", "deepep-ll"});
+      sink_.error(m.where("ep_kernel"), fmt::format("unknown ep_kernel '{}'; use {}{}{}", *k, ep_kernel_names(),
+                                                    hint.empty() ? "" : "; ", hint));
+    }
+  }
+  w.ep_message_bytes = static_cast<std::uint64_t>(bytes(m, "ep_message_bytes").value_or(0));
+  if (ep_kernel_uses_message(w.ep_kernel) && w.ep_message_bytes == 0 && m.has("ep_kernel"))
+    sink_.error(m.where("ep_kernel"), fmt::format("ep_kernel {} is priced by its puts: give ep_message_bytes, the "
+                                                  "bytes of one token's hidden state (7168 for DeepSeek-V3 in FP8)",
+                                                  ep_kernel_name(w.ep_kernel)));
+  if (w.ep_message_bytes > 0 && !ep_kernel_uses_message(w.ep_kernel))
+    sink_.error(m.where("ep_message_bytes"), fmt::format("'ep_message_bytes' is the put size of ep_kernel pplx; "
+                                                         "ep_kernel {} does not use it",
+                                                         ep_kernel_name(w.ep_kernel)));
   w.micro_batches = count(m, "micro_batches", 1, 1'000'000).value_or(0);
   w.compute_seconds = m.number("compute_seconds", 1e-9, 1e9).value_or(0);
 }

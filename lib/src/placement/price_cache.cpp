@@ -30,7 +30,10 @@ std::string_view PriceCache::key(const Job& job, std::span<const DeviceId> ranks
     k.push_back(static_cast<std::uint32_t>(bits));
     k.push_back(static_cast<std::uint32_t>(bits >> 32));
   }
-  for (std::uint32_t v : {w.layers, w.micro_batches, w.moe_layers, static_cast<std::uint32_t>(w.sharded)}) k.push_back(v);
+  for (std::uint32_t v : {w.layers, w.micro_batches, w.moe_layers, static_cast<std::uint32_t>(w.sharded),
+                          static_cast<std::uint32_t>(w.ep_kernel), static_cast<std::uint32_t>(w.ep_message_bytes),
+                          static_cast<std::uint32_t>(w.ep_message_bytes >> 32)})
+    k.push_back(v);
   k.push_back(static_cast<std::uint32_t>(ranks.size()));
   // Per rank: where it sits inside its node, then per level (finest first)
   // its domain numbered by first appearance; a domain's first appearance

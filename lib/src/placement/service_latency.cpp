@@ -89,7 +89,7 @@ double decode_compute_seconds(const Topology& t, const Service& s, const Service
 }
 
 double role_communication_seconds(const CostModel& model, const Service& s, const ServiceRole& role,
-                                  std::span<const DeviceId> ranks, double tokens) {
+                                  std::span<const DeviceId> ranks, double tokens, const JobWorkload* job) {
   const ServiceWorkload& w = s.workload;
   if (ranks.size() != role.parallelism.ranks() || w.hidden == 0 || w.layers == 0) return -1;
   Workload wl;
@@ -102,6 +102,10 @@ double role_communication_seconds(const CostModel& model, const Service& s, cons
   if (role.parallelism.ep > 1 && w.experts_per_token > 0) {
     wl.moe_dispatch_bytes = per_group * w.hidden * w.experts_per_token * kActivationBytes;
     wl.moe_layers = w.moe_layers ? w.moe_layers : w.layers;
+    if (job) {
+      wl.ep_kernel = job->ep_kernel;
+      wl.ep_message_bytes = job->ep_message_bytes;
+    }
   }
   if (wl.activation_bytes <= 0 && wl.moe_dispatch_bytes <= 0) return 0;
   return model.step(ranks, role.parallelism, wl).seconds();
@@ -129,7 +133,7 @@ bool ReplicaLatency::meets(const Service& s) const {
 
 std::vector<ReplicaLatency> slice_latency(const Topology& t, const Service& s, std::uint32_t slice,
                                           const std::vector<RoleReplica>& roles, const CostModel* model,
-                                          const SpeedClass* speeds) {
+                                          const SpeedClass* speeds, const JobWorkload* job) {
   std::vector<ReplicaLatency> out;
   const ServiceWorkload& w = s.workload;
   const bool split = s.disaggregated();
@@ -151,7 +155,7 @@ std::vector<ReplicaLatency> slice_latency(const Topology& t, const Service& s, s
     if (l.answers_ttft) {
       l.ttft_compute = prefill_compute_seconds(t, s, role, rr.devices, l.speed);
       if (model && w.prompt_tokens > 0)
-        l.ttft_comm = role_communication_seconds(*model, s, role, rr.devices, w.prompt_tokens);
+        l.ttft_comm = role_communication_seconds(*model, s, role, rr.devices, w.prompt_tokens, job);
       // The hand-over to the nearest decode replica of the slice.
       if (model && split && kv_per_token > 0 && w.prompt_tokens > 0) {
         const auto bytes = static_cast<std::uint64_t>(std::ceil(kv_per_token * w.prompt_tokens));
@@ -167,7 +171,7 @@ std::vector<ReplicaLatency> slice_latency(const Topology& t, const Service& s, s
     }
     if (l.answers_tpot) {
       l.tpot_compute = decode_compute_seconds(t, s, role, rr.devices, l.speed);
-      if (model) l.tpot_comm = role_communication_seconds(*model, s, role, rr.devices, batch);
+      if (model) l.tpot_comm = role_communication_seconds(*model, s, role, rr.devices, batch, job);
     }
     out.push_back(l);
   }

@@ -160,7 +160,7 @@ ServiceReport service_report(const Topology& t, const Plan& plan, std::size_t j,
   // figures are its worst replica's.
   const SpeedClass* speeds = speed_class_of(t, job);
   for (std::uint32_t k = 0; k < slices.size(); ++k) {
-    std::vector<ReplicaLatency> l = slice_latency(t, s, k, slices[k], model, speeds);
+    std::vector<ReplicaLatency> l = slice_latency(t, s, k, slices[k], model, speeds, &job.workload);
     r.replicas.insert(r.replicas.end(), l.begin(), l.end());
   }
   auto worst_of = [&](double ReplicaLatency::*part, bool ReplicaLatency::*answers) {

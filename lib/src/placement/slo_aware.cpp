@@ -97,7 +97,7 @@ std::vector<std::uint32_t> place_slo_aware(const PlannerCore& core, const Capaci
       devices.push_back(accels[chosen[i]]);
       s.speed_sum += static_cast<double>(speed(chosen[i]));
     }
-    const std::vector<ReplicaLatency> l = slice_latency(t, service, 0, assign_roles(t, service, devices), model, speeds);
+    const std::vector<ReplicaLatency> l = slice_latency(t, service, 0, assign_roles(t, service, devices), model, speeds, &job.workload);
     s.ratio = worst_slo_ratio(service, l);
     s.slowest = slowest_speed(t, devices, speeds);
     return s;

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "topoplan/cost/collective.hpp"
+#include "topoplan/cost/ep_kernel.hpp"
 #include "topoplan/model/topology.hpp"
 
 namespace topoplan {
@@ -46,6 +47,11 @@ struct Workload {
   /// x dtype x top-k); dispatch and combine are all-to-alls over the EP group.
   double moe_dispatch_bytes = 0;
   std::uint32_t moe_layers = 0;
+  /// The library that runs dispatch and combine (ep_kernel.hpp), and the size
+  /// of one of its messages (one token's hidden state), which pplx-kernels'
+  /// time depends on; combine moves the dispatch's bytes back.
+  EpKernel ep_kernel = EpKernel::nccl;
+  std::uint64_t ep_message_bytes = 0;
   /// Training: forward and backward (TP 4 all-reduces per layer, PP sends both
   /// ways, MoE 4 all-to-alls per layer, DP gradient sync). Inference: forward
   /// only (TP 2 all-reduces per layer, PP one way, MoE 2, no DP).

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "topoplan/model/topology.hpp"
+#include "topoplan/placement/job.hpp"
 #include "topoplan/placement/service.hpp"
 
 namespace topoplan {
@@ -63,8 +64,9 @@ double decode_compute_seconds(const Topology& topology, const Service& service, 
 /// The TP all-reduces and EP all-to-alls of one forward step of a role
 /// replica over `tokens` tokens (CostModel::step, inference); < 0 unknown
 /// (no hidden size or layers, or devices that are not a whole replica).
+/// `job` says which kernel runs the EP traffic (null: NCCL).
 double role_communication_seconds(const CostModel& model, const Service& service, const ServiceRole& role,
-                                  std::span<const DeviceId> devices, double tokens);
+                                  std::span<const DeviceId> devices, double tokens, const JobWorkload* job = nullptr);
 
 /// One role replica's estimate for the target its role answers: TTFT for
 /// prefill (and for the only role of an aggregated service), TPOT for decode
@@ -92,7 +94,7 @@ struct ReplicaLatency {
 /// communication (null: compute only).
 std::vector<ReplicaLatency> slice_latency(const Topology& topology, const Service& service, std::uint32_t slice,
                                           const std::vector<RoleReplica>& roles, const CostModel* model,
-                                          const SpeedClass* speeds);
+                                          const SpeedClass* speeds, const JobWorkload* job = nullptr);
 
 /// The worst ratio of estimate to target over the replicas and the
 /// service's targets (<= 1: every target met); 0 when nothing is estimated.
