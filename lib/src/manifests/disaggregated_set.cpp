@@ -25,6 +25,7 @@
 #include "../io/yaml_support.hpp"
 #include "manifest_readers.hpp"
 #include "pod_spec.hpp"
+#include "workload.hpp"
 #include "topoplan/placement/service.hpp"
 
 namespace topoplan {
@@ -259,6 +260,10 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
   job.where = doc_at;
   if (auto q = string(meta["labels"]["kueue.x-k8s.io/queue-name"], "kueue.x-k8s.io/queue-name"))
     job.queue = *q;
+  if (auto c = string(meta["annotations"][kPerfClass], kPerfClass); c && !c->empty()) {
+    job.perf_class = *c;
+    job.perf_class_where = where(meta["annotations"][kPerfClass]);
+  }
   if (level) {
     const std::string name = levels_.level_name(*level);
     if (type == "ExclusiveTopology") {
