@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <map>
+#include <limits>
 #include <utility>
 
 #include "topoplan/placement/straggler_model.hpp"
@@ -51,14 +51,19 @@ std::vector<std::uint32_t> place_speed_aware(const PlannerCore& core, const Capa
   // scatter over them, which whole-node jobs need: also views of the nodes
   // whose slowest usable device is at least as fast as that of the k-th
   // fastest node, for k = 1..4 jobs' worth of nodes and twelve quantiles.
-  std::map<DomainId, float> node_min;
-  for (std::uint32_t a = 0; a < accels.size(); ++a) {
-    if (!view.usable(a)) continue;
-    auto [it, fresh] = node_min.try_emplace(core.occupancy.node_of(a), speed(a));
-    if (!fresh) it->second = std::min(it->second, speed(a));
-  }
+  // Per node (host-level domains are one contiguous id range), its slowest
+  // usable device; nodes without one stay at +inf and out of `mins`.
+  const DomainId first_node = t.domains_at(t.host_level()).first;
+  std::vector<float> node_min(t.domains_at(t.host_level()).second - first_node,
+                              std::numeric_limits<float>::infinity());
+  for (std::uint32_t a = 0; a < accels.size(); ++a)
+    if (view.usable(a)) {
+      float& m = node_min[core.occupancy.node_of(a) - first_node];
+      m = std::min(m, speed(a));
+    }
   std::vector<float> mins;
-  for (const auto& [node, m] : node_min) mins.push_back(m);
+  for (float m : node_min)
+    if (std::isfinite(m)) mins.push_back(m);
   std::sort(mins.begin(), mins.end(), std::greater<>());
   std::vector<float> node_thresholds;
   const std::size_t per_job = (shape.ranks + core.node_size - 1) / std::max<std::uint32_t>(1, core.node_size);
@@ -113,7 +118,7 @@ std::vector<std::uint32_t> place_speed_aware(const PlannerCore& core, const Capa
   };
   for (float threshold : thresholds) consider([&](std::uint32_t a) { return speed(a) >= threshold; });
   for (float threshold : node_thresholds)
-    consider([&](std::uint32_t a) { return node_min.at(core.occupancy.node_of(a)) >= threshold; });
+    consider([&](std::uint32_t a) { return node_min[core.occupancy.node_of(a) - first_node] >= threshold; });
   return best;
 }
 
