@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -49,13 +50,21 @@ struct WhatIfOptions {
   Format format = Format::text;
 };
 
-// A job given on the command line: inline fields, or a manifest with one job.
-Job job_argument(const std::string& text, const std::string& option, const Topology& topology) {
-  if (looks_like_job_spec(text) && !read_file(text)) return parse_job_spec(text, option);
-  ManifestJobs jobs = read_job_manifests({{read_input(text), text}}, topology, {});
-  if (jobs.jobs.size() != 1)
-    throw InputError({text, 0, 0}, fmt::format("{} needs one job; this file has {}", option, jobs.jobs.size()));
-  return jobs.jobs.front();
+// A job given on the command line: inline fields, or a manifest with one job;
+// its perf_class checked against --device-perf like the plan's jobs.
+Job job_argument(const std::string& text, const std::string& option, const Topology& topology,
+                 const DevicePerfOption& perf) {
+  Job job;
+  if (looks_like_job_spec(text) && !read_file(text)) {
+    job = parse_job_spec(text, option);
+  } else {
+    ManifestJobs jobs = read_job_manifests({{read_input(text), text}}, topology, {});
+    if (jobs.jobs.size() != 1)
+      throw InputError({text, 0, 0}, fmt::format("{} needs one job; this file has {}", option, jobs.jobs.size()));
+    job = std::move(jobs.jobs.front());
+  }
+  check_job_perf_classes(perf, topology, std::span<const Job>(&job, 1));
+  return job;
 }
 
 // -o FILE: the plan after the scenario, as `plan -o` writes it.
@@ -100,7 +109,7 @@ int run_growth(const WhatIfOptions& o, const Topology& topology, const std::stri
 }
 
 int run_capacity(const WhatIfOptions& o, const Topology& topology, const Plan& plan) {
-  Job probe = job_argument(o.capacity, "--capacity", topology);
+  Job probe = job_argument(o.capacity, "--capacity", topology, o.device_perf);
   JobPricer pricer(topology);
   PlanState ps = occupy_plan(topology, plan, {replan_policy(plan, o.policy), &pricer, true});
   CapacityCount count = count_capacity(ps.state, probe);
@@ -116,7 +125,7 @@ int run_clear(const WhatIfOptions& o, const Topology& topology, const Plan& plan
   report.plan = &plan;
   report.level = resolve_level(topology, o.clear, "--clear");
   if (looks_like_job_spec(o.for_job) || read_file(o.for_job)) {
-    report.job = job_argument(o.for_job, "--for", topology);
+    report.job = job_argument(o.for_job, "--for", topology, o.device_perf);
   } else {
     report.self = plan_job_index(plan, o.for_job, "--for");
     report.job = plan.jobs[report.self];

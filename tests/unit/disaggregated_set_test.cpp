@@ -177,3 +177,15 @@ TEST_CASE("Kueue TAS annotations on a DisaggregatedSet's roles act per LWS group
   CHECK_THAT(text, Catch::Contains("podset-group-name 'pd' is on roles prefill, decode"));
   CHECK(out.rejections.empty());
 }
+
+TEST_CASE("a DisaggregatedSet's topoplan.io/perf-class annotation is the service's workload class",
+          "[disaggregatedset]") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  std::string text = ds("", kRoles);
+  const std::string meta = "metadata:\n  name: llm\n";
+  text.replace(text.find(meta), meta.size(), meta + "  annotations:\n    topoplan.io/perf-class: serve\n");
+  ManifestJobs m = read(text, t);
+  REQUIRE(m.jobs.size() == 1);
+  CHECK(m.jobs[0].perf_class == "serve");
+  CHECK(read(ds("", kRoles), t).jobs.at(0).perf_class.empty());
+}

@@ -240,3 +240,11 @@ TEST_CASE("Grove refuses counts and clique names its webhook does not accept", "
   junk.replace(junk.find("replicas: 2\n  template"), 11, "replicas: two");
   CHECK_THROWS_AS(read({{junk, "p.yaml"}}, t), InputError);
 }
+
+TEST_CASE("a PodCliqueSet's topoplan.io/perf-class annotation is the service's workload class", "[grove]") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  ManifestJobs m = read({{pcs("", "", 2, 1, "  annotations:\n    topoplan.io/perf-class: decode\n"), "p.yaml"}}, t);
+  REQUIRE(m.jobs.size() == 1);
+  CHECK(m.jobs[0].perf_class == "decode");
+  CHECK(read({{pcs(""), "p.yaml"}}, t).jobs.at(0).perf_class.empty());
+}

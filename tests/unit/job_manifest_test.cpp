@@ -654,3 +654,26 @@ TEST_CASE("manifests parsed ahead of the topology report what they hold when rea
   REQUIRE(jobs.jobs.size() == 2);
   CHECK(jobs.jobs[1].name == "b");
 }
+
+TEST_CASE("a workload class for --device-perf: the Kubernetes annotation and an sbatch --comment word") {
+  Topology t = preset("dgx-h100:nodes=2");
+  ManifestJobs k = read("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  annotations:\n"
+                        "    topoplan.io/perf-class: bert\nspec:\n  template:\n    spec:\n      containers:\n"
+                        "        - {name: c, resources: {limits: {nvidia.com/gpu: 8}}}\n",
+                        t);
+  REQUIRE(k.jobs.size() == 1);
+  CHECK(k.jobs[0].perf_class == "bert");
+  CHECK(k.jobs[0].perf_class_where.line == 6);  // reported there when the file lacks the class
+  // A job without it names none.
+  CHECK(read(job_yaml("", "{limits: {nvidia.com/gpu: 8}}", 1), t).jobs.at(0).perf_class.empty());
+
+  auto sbatch = [&](const std::string& comment) {
+    return read("#!/bin/bash\n#SBATCH -N 1 --gpus-per-node=8\n#SBATCH --comment=\"" + comment + "\"\nsrun x\n", t, {},
+                "x.sbatch");
+  };
+  CHECK(sbatch("owner=vision topoplan.io/perf-class=resnet").jobs.at(0).perf_class == "resnet");
+  CHECK(sbatch("topoplan.io/perf-class=bert,owner=nlp").jobs.at(0).perf_class == "bert");
+  // A longer key that merely ends the same way is not the key.
+  CHECK(sbatch("x-topoplan.io/perf-class=bert").jobs.at(0).perf_class.empty());
+  CHECK(sbatch("nightly run").jobs.at(0).perf_class.empty());
+}

@@ -191,6 +191,20 @@ TEST_CASE("per-job performance class: jobs of different classes see different sp
   CHECK(job_speed(t, on_n0, blind.placements[0]).straggler_loss == Approx(0.25));
 }
 
+TEST_CASE("whole-node jobs are speed-aware too: a node with one slow device is not taken when a fast one is free") {
+  Topology base = preset("dgx-h100:nodes=3");
+  // Every node has a device below nominal, so no device threshold leaves a
+  // whole node: only the node with the slowest device must be avoided.
+  Topology t = with_perf(base, "device,speed\n" + host(base, 0) + "/gpu3,0.7\n" + host(base, 1) + "/gpu2,0.95\n" +
+                                   host(base, 2) + "/gpu6,0.96\n");
+  Plan p = plan(t, "jobs: [{name: a, nodes: 1}, {name: b, nodes: 1}]");
+  REQUIRE((p.placements[0].placed && p.placements[1].placed));
+  for (std::size_t j = 0; j < 2; ++j) {
+    CHECK(t.hostname(t.device(p.placements[j].replicas[0][0]).domain) != host(t, 0));
+    CHECK(job_speed(t, p.jobs[j], p.placements[j]).slowest_speed >= 0.95 - 1e-6);
+  }
+}
+
 TEST_CASE("per-job performance class: --perf-class is the default, jobs naming another class keep theirs") {
   Topology base = preset("dgx-h100:nodes=2");
   Topology t = with_classes(base, "device,speed,class\n" + host(base, 0) + "/gpu3,0.8,a\n" + host(base, 1) +

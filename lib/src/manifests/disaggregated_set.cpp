@@ -27,6 +27,7 @@
 #include "manifest_readers.hpp"
 #include "engine_flags.hpp"
 #include "pod_spec.hpp"
+#include "workload.hpp"
 #include "topoplan/placement/service.hpp"
 
 namespace topoplan {
@@ -315,6 +316,10 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
   job.where = doc_at;
   if (auto q = string(meta["labels"]["kueue.x-k8s.io/queue-name"], "kueue.x-k8s.io/queue-name"))
     job.queue = *q;
+  if (auto c = string(meta["annotations"][kPerfClass], kPerfClass); c && !c->empty()) {
+    job.perf_class = *c;
+    job.perf_class_where = where(meta["annotations"][kPerfClass]);
+  }
   if (level) {
     const std::string name = levels_.level_name(*level);
     if (type == "ExclusiveTopology") {

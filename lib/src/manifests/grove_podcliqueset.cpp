@@ -35,6 +35,7 @@
 #include "manifest_readers.hpp"
 #include "engine_flags.hpp"
 #include "pod_spec.hpp"
+#include "workload.hpp"
 #include "topoplan/placement/service.hpp"
 
 namespace topoplan {
@@ -452,6 +453,10 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
   job.where = doc_at;
   for (std::string_view label : {"kai.scheduler/queue", "kueue.x-k8s.io/queue-name"})
     if (auto q = string(meta["labels"][label], label); q && job.queue.empty()) job.queue = *q;
+  if (auto c = string(meta["annotations"][kPerfClass], kPerfClass); c && !c->empty()) {
+    job.perf_class = *c;
+    job.perf_class_where = where(meta["annotations"][kPerfClass]);
+  }
 
   // The slice's pack: the set's constraint, and a scaling group's or
   // clique's when it alone holds the whole slice; tighter packing of part of

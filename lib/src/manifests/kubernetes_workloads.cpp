@@ -206,6 +206,16 @@ void WorkloadReader::read_metadata(const yaml::Node& doc) {
     priority_class_at_.reset(labels[kKueuePriority]);
     if (auto p = r_.string(priority_class_at_, kKueuePriority)) w_.priority_class = *p;
   }
+  // topoplan's own: which rows of --device-perf the job's pods see (PAL's
+  // workload classes); nothing a scheduler reads.
+  if (annotations[kPerfClass].IsDefined())
+    if (auto c = r_.string(annotations[kPerfClass], kPerfClass)) {
+      if (c->empty())
+        r_.sink().error(r_.where(annotations[kPerfClass]),
+                        fmt::format("{} names a workload class of --device-perf; give a name", kPerfClass));
+      w_.perf_class = *c;
+      w_.perf_class_where = r_.where(annotations[kPerfClass]);
+    }
   if (annotations[kKaiRequired].IsDefined()) w_.required = label_level(annotations[kKaiRequired], kKaiRequired);
   if (annotations[kKaiPreferred].IsDefined())
     w_.preferred = label_level(annotations[kKaiPreferred], kKaiPreferred);

@@ -410,6 +410,24 @@ void ScriptReader::finish(const SourceLocation& script) {
     if (n.value.empty()) n.value = "100";
     if (auto v = number(n, "nice", -2'147'483'645LL, 2'147'483'645LL)) w.priority -= *v;
   }
+  // --comment is free text to Slurm; a word topoplan.io/perf-class=NAME in
+  // it names the job's workload class of --device-perf.
+  if (const Given* g = get("comment")) {
+    const std::string key = std::string(kPerfClass) + "=";
+    std::size_t at = g->value.find(key);
+    while (at != std::string::npos && at > 0 && g->value[at - 1] != ' ' && g->value[at - 1] != ',' &&
+           g->value[at - 1] != ';')
+      at = g->value.find(key, at + 1);
+    if (at != std::string::npos) {
+      const std::size_t begin = at + key.size();
+      const std::size_t end = g->value.find_first_of(" ,;", begin);
+      w.perf_class = g->value.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+      w.perf_class_where = g->where;
+      if (w.perf_class.empty())
+        sink_.error(g->where, fmt::format("--comment: {}= names a workload class of --device-perf; give a name",
+                                          kPerfClass));
+    }
+  }
   w.model = model_;
   w.pod_sets.push_back(s);
   if (sink_.size() != errors) return;

@@ -200,6 +200,8 @@ std::optional<Job> to_job(const WorkloadSpec& w, const LevelMap& levels, Manifes
   job.priority_class = w.priority_class;
   job.priority = w.priority;
   job.accelerator_model = w.model;
+  job.perf_class = w.perf_class;
+  job.perf_class_where = w.perf_class_where;
   std::uint64_t replicas = w.groups;
   std::uint64_t pods_per_replica = pods;
   std::uint64_t per_replica = accelerators;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "level_map.hpp"
@@ -46,6 +47,10 @@ struct PodSet {
   std::vector<Toleration> tolerations;
 };
 
+/// The annotation (Kubernetes) and --comment word (sbatch) that name a job's
+/// workload class of --device-perf: topoplan's own key, read by no scheduler.
+inline constexpr std::string_view kPerfClass = "topoplan.io/perf-class";
+
 struct WorkloadSpec {
   std::string name;
   std::string what;          // "Job", "JobSet", "sbatch script": for messages
@@ -61,6 +66,8 @@ struct WorkloadSpec {
   std::string priority_class;
   std::int64_t priority = 0;
   std::string model;         // accelerator model glob, or ""
+  std::string perf_class;    // workload class of --device-perf (topoplan.io/perf-class), or ""
+  SourceLocation perf_class_where;
   bool kueue_groups_are_workloads = false;  // each group is a Kueue workload of its own (LWS, Deployment)
   const KueueFlavor* flavor = nullptr;      // the TAS flavor Kueue admits it to; null: the topology's levels
   SourceLocation where;

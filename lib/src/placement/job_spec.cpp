@@ -79,7 +79,13 @@ Job parse_job_spec(std::string_view spec, const std::string& option) {
     throw InputError(std::move(located));
   }
   if (!job) throw InputError(where, fmt::format("'{}' is not a job", spec));
+  // Every location a later check may report is the option, like the errors above.
   job->where = where;
+  if (!job->perf_class.empty()) job->perf_class_where = where;
+  for (SourceLocation* l : {&job->level_where.required, &job->level_where.preferred, &job->level_where.spread,
+                            &job->level_where.replicas_within, &job->level_where.exclusive_level,
+                            &job->level_where.spare})
+    if (!l->file.empty()) *l = where;
   return *job;
 }
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <limits>
 #include <optional>
 
 #include "topoplan/placement/service_latency.hpp"
@@ -49,14 +49,19 @@ std::vector<std::uint32_t> place_slo_aware(const PlannerCore& core, const Capaci
   // those at or below a threshold (the nodes holding the worst stragglers)
   // and those at or above it (nodes without any), for thresholds that keep
   // one to four slices' worth of nodes and twelve quantiles of them.
-  std::map<DomainId, float> node_min;
-  for (std::uint32_t a = 0; a < accels.size(); ++a) {
-    if (!view.usable(a)) continue;
-    auto [it, fresh] = node_min.try_emplace(core.occupancy.node_of(a), speed(a));
-    if (!fresh) it->second = std::min(it->second, speed(a));
-  }
+  // Per node (host-level domains are one contiguous id range), its slowest
+  // usable device; nodes without one stay at +inf and out of `mins`.
+  const DomainId first_node = t.domains_at(t.host_level()).first;
+  std::vector<float> node_min(t.domains_at(t.host_level()).second - first_node,
+                              std::numeric_limits<float>::infinity());
+  for (std::uint32_t a = 0; a < accels.size(); ++a)
+    if (view.usable(a)) {
+      float& m = node_min[core.occupancy.node_of(a) - first_node];
+      m = std::min(m, speed(a));
+    }
   std::vector<float> mins;
-  for (const auto& [node, m] : node_min) mins.push_back(m);
+  for (float m : node_min)
+    if (std::isfinite(m)) mins.push_back(m);
   std::sort(mins.begin(), mins.end());
   std::vector<float> slow_nodes, fast_nodes;
   // The first k slices' worth of nodes (k = 1..4), then the quantiles.
@@ -74,7 +79,7 @@ std::vector<std::uint32_t> place_slo_aware(const PlannerCore& core, const Capaci
   std::sort(fast_nodes.begin(), fast_nodes.end(), std::greater<>());
   slow_nodes.erase(std::unique(slow_nodes.begin(), slow_nodes.end()), slow_nodes.end());
   fast_nodes.erase(std::unique(fast_nodes.begin(), fast_nodes.end()), fast_nodes.end());
-  auto min_of = [&](std::uint32_t a) { return node_min.at(core.occupancy.node_of(a)); };
+  auto min_of = [&](std::uint32_t a) { return node_min[core.occupancy.node_of(a) - first_node]; };
 
   // A candidate that cuts a TP group across nodes trades speed for a
   // locality problem: not a trade the estimate sees.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <utility>
 
 #include "topoplan/placement/straggler_model.hpp"
@@ -45,6 +47,34 @@ std::vector<std::uint32_t> place_speed_aware(const PlannerCore& core, const Capa
   }
   std::sort(thresholds.begin(), thresholds.end(), std::greater<>());
   thresholds.erase(std::unique(thresholds.begin(), thresholds.end()), thresholds.end());
+  // A device threshold rarely leaves whole nodes when measured speeds
+  // scatter over them, which whole-node jobs need: also views of the nodes
+  // whose slowest usable device is at least as fast as that of the k-th
+  // fastest node, for k = 1..4 jobs' worth of nodes and twelve quantiles.
+  // Per node (host-level domains are one contiguous id range), its slowest
+  // usable device; nodes without one stay at +inf and out of `mins`.
+  const DomainId first_node = t.domains_at(t.host_level()).first;
+  std::vector<float> node_min(t.domains_at(t.host_level()).second - first_node,
+                              std::numeric_limits<float>::infinity());
+  for (std::uint32_t a = 0; a < accels.size(); ++a)
+    if (view.usable(a)) {
+      float& m = node_min[core.occupancy.node_of(a) - first_node];
+      m = std::min(m, speed(a));
+    }
+  std::vector<float> mins;
+  for (float m : node_min)
+    if (std::isfinite(m)) mins.push_back(m);
+  std::sort(mins.begin(), mins.end(), std::greater<>());
+  std::vector<float> node_thresholds;
+  const std::size_t per_job = (shape.ranks + core.node_size - 1) / std::max<std::uint32_t>(1, core.node_size);
+  std::vector<std::size_t> counts;
+  for (std::size_t k = 1; k <= 4; ++k) counts.push_back(k * std::max<std::size_t>(1, per_job));
+  constexpr std::size_t kQuantiles = 12;
+  for (std::size_t q = 1; q <= kQuantiles; ++q) counts.push_back((q * mins.size() + kQuantiles - 1) / kQuantiles);
+  for (std::size_t n : counts)
+    if (n > 0 && n <= mins.size() && mins[n - 1] > mins.back()) node_thresholds.push_back(mins[n - 1]);
+  std::sort(node_thresholds.begin(), node_thresholds.end(), std::greater<>());
+  node_thresholds.erase(std::unique(node_thresholds.begin(), node_thresholds.end()), node_thresholds.end());
 
   // The estimated step of a candidate: (primary, secondary), smaller first.
   // With a compute time, one objective, compute at the slowest member's
@@ -71,11 +101,11 @@ std::vector<std::uint32_t> place_speed_aware(const PlannerCore& core, const Capa
   };
   std::vector<std::uint32_t> best = core.policy->place(view, request);
   std::pair<double, double> best_score = best.empty() ? std::make_pair(0.0, 0.0) : score(best);
-  for (float threshold : thresholds) {
+  auto consider = [&](const std::function<bool(std::uint32_t)>& keep) {
     CapacityView fast = view;
-    fast.restrict([&](std::uint32_t a) { return speed(a) >= threshold; });
+    fast.restrict(keep);
     std::vector<std::uint32_t> chosen = core.policy->place(fast, request);
-    if (chosen.empty() || splits_granules(chosen)) continue;
+    if (chosen.empty() || splits_granules(chosen)) return;
     std::pair<double, double> s = score(chosen);
     // Better by more than rounding: equal estimates keep the policy's
     // (topology-first) choice.
@@ -85,7 +115,10 @@ std::vector<std::uint32_t> place_speed_aware(const PlannerCore& core, const Capa
       best = std::move(chosen);
       best_score = s;
     }
-  }
+  };
+  for (float threshold : thresholds) consider([&](std::uint32_t a) { return speed(a) >= threshold; });
+  for (float threshold : node_thresholds)
+    consider([&](std::uint32_t a) { return node_min[core.occupancy.node_of(a) - first_node] >= threshold; });
   return best;
 }
 
