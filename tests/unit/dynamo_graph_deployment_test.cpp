@@ -173,3 +173,14 @@ TEST_CASE("what Dynamo's webhook refuses is a rejection, one per graph", "[dynam
   CHECK_THAT(text, Catch::Contains("packDomain 'block' not found in cluster topology 'fabric' [zone rack host]"));
   CHECK_THAT(text, Catch::Contains("packDomain 'zone' is broader than the deployment's 'rack'"));
 }
+
+TEST_CASE("a graph's topoplan.io/perf-class annotation is the service's workload class", "[dynamo]") {
+  const Topology t = preset("gb200-nvl72:racks=1");
+  std::string text = graph("", worker("w", ""));
+  const std::string meta = "metadata:\n  name: g\n";
+  text.replace(text.find(meta), meta.size(), meta + "  annotations:\n    topoplan.io/perf-class: serve\n");
+  const ManifestJobs out = read(text, t);
+  REQUIRE(out.jobs.size() == 1);
+  CHECK(out.jobs[0].perf_class == "serve");
+  CHECK(read(graph("", worker("w", "")), t).jobs.at(0).perf_class.empty());
+}

@@ -45,6 +45,7 @@
 #include "grove_domains.hpp"
 #include "manifest_readers.hpp"
 #include "pod_spec.hpp"
+#include "workload.hpp"
 #include "topoplan/placement/service.hpp"
 
 namespace topoplan {
@@ -403,6 +404,10 @@ void GraphDeploymentReader::read(const yaml::Node& doc, bool beta) {
   job.where = doc_at;
   for (std::string_view label : {"kai.scheduler/queue", "kueue.x-k8s.io/queue-name"})
     if (auto q = string(meta["labels"][label], label); q && job.queue.empty()) job.queue = *q;
+  if (auto c = string(meta["annotations"][kPerfClass], kPerfClass); c && !c->empty()) {
+    job.perf_class = *c;
+    job.perf_class_where = where(meta["annotations"][kPerfClass]);
+  }
   // The slice's pack: the deployment's, or a component's that alone makes
   // up the slice (a single-node component packs all its pods, a multi-node
   // one each replica).
