@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "topoplan/support/comma_list.hpp"
+
 namespace topoplan::bench {
 
 /// The whole contents of `path`; "" when it cannot be read (a benchmark's
@@ -18,14 +20,8 @@ inline std::string slurp(const std::string& path) {
   return s.str();
 }
 
-/// The non-empty items of a comma-separated list (`--policies topo,kueue`).
-inline std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
+/// The items of a comma-separated list (`--policies topo,kueue`), as the CLI
+/// splits them.
+inline std::vector<std::string> split(const std::string& s) { return split_comma_list(s); }
 
 }  // namespace topoplan::bench

@@ -19,6 +19,7 @@
 #include "topoplan/manifests/pod_list.hpp"
 #include "topoplan/placement/plan_io.hpp"
 #include "topoplan/placement/planner.hpp"
+#include "topoplan/support/comma_list.hpp"
 #include "topoplan/support/json_writer.hpp"
 
 namespace topoplan::cli {
@@ -217,26 +218,13 @@ int write_check(const CheckReport& report, const PlanCommandOptions& o) {
   return report.ok() ? kSuccess : kNegative;
 }
 
-std::vector<std::string> split_policies(const std::string& list) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    std::size_t comma = list.find(',', start);
-    std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 int run_compare(const PlanCommandOptions& o) {
   std::vector<ManifestInput> inputs = read_jobs(o.jobs);
   auto parsing = parse_on_the_side(inputs);
   Topology topology = load_topology_for(o, inputs);
   auto building = pricer_for(topology);
   std::vector<Job> jobs = load_jobs(parsing.get(), topology, o).jobs;
-  std::vector<std::string> policies = split_policies(o.policies);
+  std::vector<std::string> policies = split_comma_list(o.policies);
   if (policies.empty()) throw InputError({}, "--policies needs at least one policy");
   PlanOptions options;
   options.topology_name = o.topology;

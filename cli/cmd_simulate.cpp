@@ -16,6 +16,7 @@
 #include "topoplan/simulate/simulation.hpp"
 #include "topoplan/simulate/simulation_chart.hpp"
 #include "topoplan/simulate/simulation_report.hpp"
+#include "topoplan/support/comma_list.hpp"
 
 namespace topoplan::cli {
 
@@ -36,15 +37,6 @@ struct SimulateOptions {
   DevicePerfOption device_perf;
   bool quiet = false;
 };
-
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream s(list);
-  std::string item;
-  while (std::getline(s, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -97,7 +89,7 @@ int run_simulate(const SimulateOptions& o) {
 
   SimulationRequest request;
   request.topology = o.topology;
-  request.policies = split(o.policies);
+  request.policies = split_comma_list(o.policies);
   request.options.slowdown.scale = o.slowdown_scale;
   request.options.slowdown.comm_fraction = o.comm_fraction;
   request.options.checkpoint_interval_s = o.checkpoint_interval_s;

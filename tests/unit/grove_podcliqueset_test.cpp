@@ -248,3 +248,101 @@ TEST_CASE("a PodCliqueSet's topoplan.io/perf-class annotation is the service's w
   CHECK(m.jobs[0].perf_class == "decode");
   CHECK(read({{pcs(""), "p.yaml"}}, t).jobs.at(0).perf_class.empty());
 }
+
+namespace {
+
+// A set named `name` of cliques a, b, c (4 GPUs a pod), each with the extra
+// spec lines given for it, and `set_extra` lines under the template.
+std::string ordered(const std::string& set_extra, const std::vector<std::string>& clique_extra,
+                    const std::string& name = "svc") {
+  std::string out = "apiVersion: grove.io/v1alpha1\nkind: PodCliqueSet\nmetadata:\n  name: " + name +
+                    "\nspec:\n  template:\n" + set_extra + "    cliques:\n";
+  const char* names[] = {"a", "b", "c"};
+  for (std::size_t i = 0; i < clique_extra.size(); ++i)
+    out += std::string("      - name: ") + names[i] + "\n        spec:\n          replicas: 1\n" + clique_extra[i] +
+           "          podSpec:\n            containers: [{name: x, resources: {limits: {nvidia.com/gpu: '4'}}}]\n";
+  return out;
+}
+
+const std::string kExplicit = "    cliqueStartupType: CliqueStartupTypeExplicit\n";
+
+}  // namespace
+
+TEST_CASE("Grove refuses startsAfter cycles and references to cliques that do not exist", "[grove]") {
+  const Topology t = preset("gb200-nvl72:racks=2");
+  const std::string after_b = "          startsAfter: [b]\n";
+  const std::string after_c = "          startsAfter: [c]\n";
+  const std::string after_a = "          startsAfter: [a]\n";
+  // a -> b -> c is an order; closing it back to a is a cycle, reported once
+  // at the entry that closes it.
+  CHECK(read({{ordered(kExplicit, {after_b, after_c, ""}), "p.yaml"}}, t).rejections.empty());
+  const ManifestJobs cycle = read({{ordered(kExplicit, {after_b, after_c, after_a}), "p.yaml"}}, t);
+  REQUIRE(cycle.rejections.size() == 1);
+  CHECK(cycle.rejections[0].str() ==
+        "p.yaml:24:25: PodCliqueSet 'svc': cliques start after each other in a cycle (a -> b -> c -> a); startsAfter "
+        "must not be circular");
+  CHECK(cycle.jobs.empty());
+  CHECK_THAT(messages(read({{ordered(kExplicit, {"          startsAfter: [a]\n"}), "p.yaml"}}, t).rejections),
+             Catch::Contains("clique 'a' cannot start after itself"));
+  CHECK_THAT(messages(read({{ordered(kExplicit, {"          startsAfter: [decode]\n", ""}), "p.yaml"}}, t).rejections),
+             Catch::Contains("p.yaml:12:25: PodCliqueSet 'svc': clique 'a' starts after 'decode', which is no clique"));
+  CHECK_THAT(messages(read({{ordered(kExplicit, {"          startsAfter: [b, b]\n", ""}), "p.yaml"}}, t).rejections),
+             Catch::Contains("clique 'a' starts after 'b' twice"));
+  // Without the explicit startup type Grove does not read startsAfter: a
+  // cycle there is a warning that it is ignored, not a refusal.
+  const ManifestJobs ignored = read({{ordered("", {after_b, after_a}), "p.yaml"}}, t);
+  CHECK(ignored.rejections.empty());
+  CHECK(ignored.jobs.size() == 1);
+  CHECK_THAT(messages(ignored.warnings), Catch::Contains("startsAfter is followed only with cliqueStartupType"));
+  CHECK_THAT(messages(read({{ordered("    cliqueStartupType: Explicit\n", {""}), "p.yaml"}}, t).rejections),
+             Catch::Contains("cliqueStartupType 'Explicit' is none of CliqueStartupTypeAnyOrder"));
+}
+
+TEST_CASE("Grove refuses names its pods could not carry: 45 characters for set, scaling group and clique", "[grove]") {
+  const Topology t = preset("gb200-nvl72:racks=2");
+  // A set name of 44 and clique 'a': 45 in all, accepted; one more is refused.
+  CHECK(read({{ordered("", {""}, std::string(44, 's')), "p.yaml"}}, t).rejections.empty());
+  const std::string refused = messages(read({{ordered("", {""}, std::string(45, 's')), "p.yaml"}}, t).rejections);
+  CHECK_THAT(refused, Catch::Contains("p.yaml:8:15: PodCliqueSet '" + std::string(45, 's') +
+                                      "': pods of clique 'a' "
+                                      "would be named " +
+                                      std::string(45, 's') + "-0-a-xxxxx"));
+  CHECK_THAT(refused, Catch::Contains("46 characters together, more than the 45"));
+  // In a scaling group the group's name counts too ('svc' + 'decode' +
+  // 'dleader' is 16; a set of 30 more passes it).
+  const std::string group = pcs("");
+  CHECK(read({{group, "p.yaml"}}, t).rejections.empty());
+  std::string long_set = group;
+  long_set.replace(long_set.find("name: svc"), 9, "name: " + std::string(33, 'v'));
+  CHECK_THAT(messages(read({{long_set, "p.yaml"}}, t).rejections),
+             Catch::Contains("pods of clique 'dleader' would be named " + std::string(33, 'v') +
+                             "-0-decode-0-dleader-xxxxx: the set's, scaling group's and clique's names are 46"));
+  std::string upper = ordered("", {""});
+  upper.replace(upper.find("name: a"), 7, "name: A");
+  CHECK_THAT(messages(read({{upper, "p.yaml"}}, t).rejections), Catch::Contains("clique name 'A' is no DNS-1123"));
+}
+
+TEST_CASE("Grove refuses pods of one set under different schedulers, or one it cannot enable", "[grove]") {
+  const Topology t = preset("gb200-nvl72:racks=2");
+  auto with = [](std::string text, const std::vector<std::string>& schedulers) {
+    // Each clique's podSpec gets its schedulerName.
+    std::size_t at = 0;
+    for (const std::string& s : schedulers) {
+      at = text.find("          podSpec:\n", at) + 19;
+      if (!s.empty()) text.insert(at, "            schedulerName: " + s + "\n");
+    }
+    return text;
+  };
+  CHECK(read({{with(ordered("", {"", ""}), {"kai-scheduler", "kai-scheduler"}), "p.yaml"}}, t).rejections.empty());
+  CHECK_THAT(messages(read({{with(ordered("", {"", ""}), {"kai-scheduler", "volcano"}), "p.yaml"}}, t).rejections),
+             Catch::Contains("clique 'b' is scheduled by 'volcano' and clique 'a' by 'kai-scheduler'; all pods of a "
+                             "PodCliqueSet must have the same schedulerName"));
+  CHECK_THAT(messages(read({{with(ordered("", {""}), {"my-scheduler"}), "p.yaml"}}, t).rejections),
+             Catch::Contains("p.yaml:12:28: PodCliqueSet 'svc': schedulerName 'my-scheduler' is no scheduler Grove can "
+                             "enable"));
+  // An empty one is the operator's default: only the cluster knows which.
+  const ManifestJobs mixed = read({{with(ordered("", {"", ""}), {"", "kai-scheduler"}), "p.yaml"}}, t);
+  CHECK(mixed.rejections.empty());
+  CHECK_THAT(messages(mixed.warnings),
+             Catch::Contains("Grove accepts the set only when 'kai-scheduler' is its default"));
+}

@@ -3,6 +3,10 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 using namespace topoplan;
 
 TEST_CASE("hostlists expand like Slurm's") {
@@ -114,4 +118,46 @@ TEST_CASE("name patterns of many alternatives match as the alternatives one by o
   CHECK(p.matches("n20"));
   CHECK_FALSE(p.matches("n21"));
   CHECK_FALSE(p.matches(""));
+}
+
+TEST_CASE("name patterns of many alternatives sharing their start are indexed by what differs") {
+  // The oracle: each alternative alone, which a pattern of one scans.
+  const char* patterns[] = {
+      "n*n[0-40]",         // differ at the end
+      "n*x[0-40]*",        // in the middle
+      "n*x[0-40]?y",       // in the middle, then one character
+      "r[00-12]-n*/gpu?",  // at the start
+      "?[0-40]",           // after a '?'
+      "a*b*c[0-20],*z,[1-9]",
+      "x[0-20],?*?",     // one without any literal run
+      "n[0-20]*n[0-2]",  // two runs that each differ
+  };
+  std::vector<std::string> names = {"", "n", "nn", "y", "z", "abc3", "a-b-c20", "r12-n4/gpu1", "r13-n4/gpu1", "zz"};
+  for (int i = 0; i <= 45; ++i) {
+    const std::string n = std::to_string(i);
+    for (const std::string& name : {"n" + n, "nn" + n, "nqn" + n, "nx" + n, "nyx" + n + "w", "nx" + n + "ay",
+                                    "nx" + n + "y", "q" + n, "x" + n, "n" + n + "n1", "n" + n + "pn" + n})
+      names.push_back(name);
+  }
+  for (const char* text : patterns) {
+    NamePattern pattern;
+    std::string error;
+    REQUIRE(pattern.parse(text, error));
+    std::vector<NamePattern> alone;
+    for (const std::string& alternative : expand_hostlist(text).names) {
+      REQUIRE(alone.emplace_back().parse(alternative, error));
+    }
+    REQUIRE(alone.size() > 8);  // past the scanned size, so the index is what answers
+    std::size_t hits = 0;
+    for (const std::string& name : names) {
+      INFO(text << " against '" << name << "'");
+      const bool expected =
+          std::any_of(alone.begin(), alone.end(), [&](const NamePattern& p) { return p.matches(name); });
+      CHECK(pattern.matches(name) == expected);
+      hits += expected ? 1 : 0;
+    }
+    INFO(text);
+    CHECK(hits > 0);  // the names exercise both answers
+    CHECK(hits < names.size());
+  }
 }

@@ -12,37 +12,60 @@
 
 using namespace topoplan;
 
+namespace {
+
+struct NameCase {
+  std::string name;
+  bool valid;
+};
+
+}  // namespace
+
 TEST_CASE("DNS-1123 labels: lower-case alphanumerics and '-', alphanumeric ends, at most 63") {
-  CHECK(is_dns1123_label("prefill"));
-  CHECK(is_dns1123_label("r0-n1"));
-  CHECK(is_dns1123_label("7"));
-  CHECK(is_dns1123_label(std::string(63, 'a')));
-  CHECK_FALSE(is_dns1123_label(std::string(64, 'a')));
-  CHECK_FALSE(is_dns1123_label(""));
-  CHECK_FALSE(is_dns1123_label("Prefill"));
-  CHECK_FALSE(is_dns1123_label("-a"));
-  CHECK_FALSE(is_dns1123_label("a-"));
-  CHECK_FALSE(is_dns1123_label("a.b"));
-  CHECK_FALSE(is_dns1123_label("a_b"));
+  const NameCase cases[] = {
+      {"prefill", true},
+      {"r0-n1", true},
+      {"7", true},
+      {std::string(63, 'a'), true},
+      {std::string(64, 'a'), false},
+      {"", false},
+      {"Prefill", false},
+      {"-a", false},
+      {"a-", false},
+      {"a.b", false},
+      {"a_b", false},
+  };
+  for (const NameCase& c : cases) {
+    INFO("'" << c.name << "'");
+    CHECK(is_dns1123_label(c.name) == c.valid);
+  }
 }
 
 TEST_CASE("DNS-1123 subdomains: labels joined by dots, 253 in all, each label without its own limit") {
-  CHECK(is_dns1123_subdomain("gpu-a1.example.com"));
-  CHECK(is_dns1123_subdomain(std::string(100, 'a')));
-  CHECK(is_dns1123_subdomain(std::string(253, 'a')));
-  CHECK_FALSE(is_dns1123_subdomain(std::string(254, 'a')));
-  CHECK_FALSE(is_dns1123_subdomain("a..b"));
-  CHECK_FALSE(is_dns1123_subdomain(".a"));
-  CHECK_FALSE(is_dns1123_subdomain("a.-b"));
-  CHECK_FALSE(is_dns1123_subdomain("A.b"));
+  const NameCase cases[] = {
+      {"gpu-a1.example.com", true},
+      {std::string(100, 'a'), true},
+      {std::string(253, 'a'), true},
+      {std::string(254, 'a'), false},
+      {"a..b", false},
+      {".a", false},
+      {"a.-b", false},
+      {"A.b", false},
+  };
+  for (const NameCase& c : cases) {
+    INFO("'" << c.name << "'");
+    CHECK(is_dns1123_subdomain(c.name) == c.valid);
+  }
 }
 
 TEST_CASE("label values and keys") {
-  CHECK(is_label_value(""));
-  CHECK(is_label_value("H100_80GB.v2"));
-  CHECK_FALSE(is_label_value("-x"));
-  CHECK_FALSE(is_label_value("a b"));
-  CHECK_FALSE(is_label_value(std::string(64, 'a')));
+  const NameCase values[] = {
+      {"", true}, {"H100_80GB.v2", true}, {"-x", false}, {"a b", false}, {std::string(64, 'a'), false},
+  };
+  for (const NameCase& c : values) {
+    INFO("value '" << c.name << "'");
+    CHECK(is_label_value(c.name) == c.valid);
+  }
   CHECK(label_key_problem("example.com/rack").empty());
   CHECK(label_key_problem("rack").empty());
   CHECK(label_key_problem("") == "a label key must not be empty");

@@ -46,31 +46,23 @@ root: cluster
 )";
 
 // Two GPU nodes in rack r1 and a CPU node, as `kubectl get nodes -o yaml`.
-const char* kNodeList = R"(apiVersion: v1
-kind: List
-items:
-- kind: Node
-  metadata:
-    name: g1
-    labels: {example.com/rack: r1, kubernetes.io/hostname: g1}
-  status:
-    capacity: {nvidia.com/gpu: "4"}
-    conditions: [{type: Ready, status: "True"}]
-- kind: Node
-  metadata:
-    name: g2
-    labels: {example.com/rack: r1, kubernetes.io/hostname: g2}
-  status:
-    capacity: {nvidia.com/gpu: "4"}
-    conditions: [{type: Ready, status: "True"}]
-- kind: Node
-  metadata:
-    name: c1
-    labels: {example.com/rack: r1, kubernetes.io/hostname: c1}
-  status:
-    allocatable: {cpu: "4"}
-    conditions: [{type: Ready, status: "True"}]
-)";
+std::string node_list() {
+  struct Node {
+    const char* name;
+    const char* resources;
+  };
+  const Node nodes[] = {
+      {"g1", "capacity: {nvidia.com/gpu: \"4\"}"},
+      {"g2", "capacity: {nvidia.com/gpu: \"4\"}"},
+      {"c1", "allocatable: {cpu: \"4\"}"},
+  };
+  std::string out = "apiVersion: v1\nkind: List\nitems:\n";
+  for (const Node& n : nodes)
+    out += std::string("- kind: Node\n  metadata:\n    name: ") + n.name +
+           "\n    labels: {example.com/rack: r1, kubernetes.io/hostname: " + n.name + "}\n  status:\n    " +
+           n.resources + "\n    conditions: [{type: Ready, status: \"True\"}]\n";
+  return out;
+}
 
 std::string error_of(const std::string& argument, Files& files, const TopologyArgumentOptions& options = {}) {
   try {
@@ -83,44 +75,52 @@ std::string error_of(const std::string& argument, Files& files, const TopologyAr
 
 }  // namespace
 
-TEST_CASE("a topology file is read once and takes its settings") {
+TEST_CASE("every kind of TOPO argument loads, a file read once and a preset not looked for on disk") {
+  struct Case {
+    const char* argument;
+    const char* file;  // "" for a preset
+    std::string text;
+    TopologyArgumentOptions options;
+    std::size_t accelerators;
+  };
+  const Case cases[] = {
+      {"pair.yaml:nodes=3", "pair.yaml", kTopology, {}, 6},  // a native file takes its settings
+      {"dgx-h100:nodes=2", "", "", {}, 16},
+      {"nodes.yaml", "nodes.yaml", node_list(), {{"example.com/rack"}}, 8},
+      {"openb.csv", "openb.csv", "sn,cpu_milli,memory_mib,gpu,model\nopenb-node-0001,64000,262144,2,P100\n", {}, 2},
+  };
+  for (const Case& c : cases) {
+    INFO(c.argument);
+    Files files;
+    std::map<std::string, int> reads;
+    if (*c.file != 0) {
+      files.text[c.file] = c.text;
+      reads[c.file] = 1;
+    }
+    const ImportResult r = load_topology_argument(c.argument, files.reader(), c.options);
+    CHECK(r.topology.accelerators().size() == c.accelerators);
+    CHECK(files.reads == reads);
+  }
+}
+
+TEST_CASE("a topology file with settings keeps its name and warns of nothing") {
   Files files;
   files.text["pair.yaml"] = kTopology;
   ImportResult r = load_topology_argument("pair.yaml:nodes=3", files.reader());
   CHECK(r.topology.name() == "pair");
-  CHECK(r.topology.accelerators().size() == 6);
   CHECK(r.warnings.empty());
-  CHECK(files.reads == std::map<std::string, int>{{"pair.yaml", 1}});
 }
 
-TEST_CASE("a preset is not looked for on disk") {
+TEST_CASE("a Kubernetes node list is imported with its levels and CPU nodes kept, and takes no settings") {
   Files files;
-  ImportResult r = load_topology_argument("dgx-h100:nodes=2", files.reader());
-  CHECK(r.topology.accelerators().size() == 16);
-  CHECK(files.reads.empty());
-}
-
-TEST_CASE("a Kubernetes node list is imported with its levels, CPU nodes kept, and read once") {
-  Files files;
-  files.text["nodes.yaml"] = kNodeList;
+  files.text["nodes.yaml"] = node_list();
   ImportResult r = load_topology_argument("nodes.yaml", files.reader(), {{"example.com/rack"}});
   const Topology& t = r.topology;
-  CHECK(t.levels().size() == 3);  // cluster, rack, node
-  CHECK(t.accelerators().size() == 8);
+  CHECK(t.levels().size() == 3);                                                         // cluster, rack, node
   CHECK(t.domains_at(t.host_level()).second - t.domains_at(t.host_level()).first == 3);  // c1 too
-  CHECK(files.reads == std::map<std::string, int>{{"nodes.yaml", 1}});
-  // Settings belong to native topologies.
   CHECK(error_of("nodes.yaml:racks=2", files) ==
         "nodes.yaml:racks=2: 'nodes.yaml' is a Kubernetes node list, which takes no settings; settings are "
         "parameters of a topology in topoplan's format (topoplan-topology(5))");
-}
-
-TEST_CASE("an openb node list is imported") {
-  Files files;
-  files.text["openb.csv"] = "sn,cpu_milli,memory_mib,gpu,model\nopenb-node-0001,64000,262144,2,P100\n";
-  ImportResult r = load_topology_argument("openb.csv", files.reader());
-  CHECK(r.topology.accelerators().size() == 2);
-  CHECK(files.reads == std::map<std::string, int>{{"openb.csv", 1}});
 }
 
 TEST_CASE("what is neither a topology nor a node list is refused as a topology") {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -295,27 +297,7 @@ bool NamePattern::parse(std::string_view pattern, std::string& error) {
       shapes_.push_back(Shape::glob);
     }
   }
-  starts_.clear();
-  if (alternatives_.size() > kScannedAlternatives) {
-    std::vector<std::size_t> order(alternatives_.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto start = [&](std::size_t i) {
-      const std::string& alt = alternatives_[i];
-      return shapes_[i] == Shape::glob ? alt.substr(0, alt.find_first_of("*?")) : shapes_[i] == Shape::any ? "" : alt;
-    };
-    std::vector<std::string> starts(order.size());
-    for (std::size_t i = 0; i < order.size(); ++i) starts[i] = start(i);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return starts[a] < starts[b]; });
-    std::vector<std::string> alternatives;
-    std::vector<Shape> shapes;
-    for (std::size_t i : order) {
-      alternatives.push_back(std::move(alternatives_[i]));
-      shapes.push_back(shapes_[i]);
-      starts_.push_back(std::move(starts[i]));
-    }
-    alternatives_ = std::move(alternatives);
-    shapes_ = std::move(shapes);
-  }
+  build_index();
   return true;
 }
 
@@ -347,6 +329,66 @@ bool glob(std::string_view p, std::string_view s) {
 
 }  // namespace
 
+void NamePattern::build_index() {
+  index_.clear();
+  unkeyed_.clear();
+  if (alternatives_.size() <= kScannedAlternatives) return;
+  // Each alternative's literal runs with their anchors.
+  struct Run {
+    Anchor anchor;
+    std::string_view text;
+  };
+  std::vector<std::vector<Run>> runs(alternatives_.size());
+  for (std::size_t i = 0; i < alternatives_.size(); ++i) {
+    const std::string_view alt = alternatives_[i];
+    switch (shapes_[i]) {
+      case Shape::any:
+        break;
+      case Shape::literal:  // the whole name
+      case Shape::prefix:
+        runs[i].push_back({Anchor::start, alt});
+        break;
+      case Shape::glob: {
+        std::size_t begin = 0;
+        while (begin <= alt.size()) {
+          const std::size_t end = std::min(alt.find_first_of("*?", begin), alt.size());
+          if (end > begin) {
+            const Anchor anchor = begin == 0 ? Anchor::start : end == alt.size() ? Anchor::end : Anchor::inside;
+            runs[i].push_back({anchor, alt.substr(begin, end - begin)});
+          }
+          begin = end + 1;
+        }
+        break;
+      }
+    }
+  }
+  std::map<std::pair<Anchor, std::string_view>, std::size_t> shared;
+  for (const std::vector<Run>& of : runs)
+    for (const Run& r : of) ++shared[{r.anchor, r.text}];
+  // The key: the run fewest alternatives share; among equals an anchored
+  // one (one look-up per name rather than one per position), then the longest.
+  auto rank = [&](const Run& r) {
+    return std::make_tuple(shared.at({r.anchor, r.text}), r.anchor == Anchor::inside, ~r.text.size());
+  };
+  index_.resize(3);
+  for (std::size_t i = 0; i < alternatives_.size(); ++i) {
+    if (runs[i].empty()) {
+      unkeyed_.push_back(i);
+      continue;
+    }
+    const Run* best = &runs[i].front();
+    for (const Run& r : runs[i])
+      if (rank(r) < rank(*best)) best = &r;
+    index_[static_cast<std::size_t>(best->anchor)].keys.emplace_back(std::string(best->text), i);
+  }
+  for (KeyIndex& k : index_) {
+    std::sort(k.keys.begin(), k.keys.end());
+    for (const auto& [key, alternative] : k.keys) k.lengths.push_back(key.size());
+    std::sort(k.lengths.begin(), k.lengths.end());
+    k.lengths.erase(std::unique(k.lengths.begin(), k.lengths.end()), k.lengths.end());
+  }
+}
+
 bool NamePattern::matches_alternative(std::size_t i, std::string_view name) const {
   const std::string& alt = alternatives_[i];
   switch (shapes_[i]) {
@@ -359,18 +401,34 @@ bool NamePattern::matches_alternative(std::size_t i, std::string_view name) cons
 }
 
 bool NamePattern::matches(std::string_view name) const {
-  if (starts_.empty()) {
+  if (index_.empty()) {
     for (std::size_t i = 0; i < alternatives_.size(); ++i)
       if (matches_alternative(i, name)) return true;
     return false;
   }
-  // Only alternatives whose literal start is a prefix of the name can match.
-  for (std::size_t length = 0; length <= name.size(); ++length) {
-    const std::string_view head = name.substr(0, length);
-    auto first = std::lower_bound(starts_.begin(), starts_.end(), head,
-                                  [](const std::string& a, std::string_view b) { return a < b; });
-    for (auto it = first; it != starts_.end() && *it == head; ++it)
-      if (matches_alternative(static_cast<std::size_t>(it - starts_.begin()), name)) return true;
+  for (std::size_t i : unkeyed_)
+    if (matches_alternative(i, name)) return true;
+  // Only alternatives whose key is in the name where it must be can match.
+  auto tried = [&](const KeyIndex& index, std::string_view key) {
+    auto it =
+        std::lower_bound(index.keys.begin(), index.keys.end(), key,
+                         [](const std::pair<std::string, std::size_t>& a, std::string_view b) { return a.first < b; });
+    for (; it != index.keys.end() && it->first == key; ++it)
+      if (matches_alternative(it->second, name)) return true;
+    return false;
+  };
+  for (std::size_t length : index_[static_cast<std::size_t>(Anchor::start)].lengths) {
+    if (length > name.size()) break;
+    if (tried(index_[static_cast<std::size_t>(Anchor::start)], name.substr(0, length))) return true;
+  }
+  for (std::size_t length : index_[static_cast<std::size_t>(Anchor::end)].lengths) {
+    if (length > name.size()) break;
+    if (tried(index_[static_cast<std::size_t>(Anchor::end)], name.substr(name.size() - length))) return true;
+  }
+  for (std::size_t length : index_[static_cast<std::size_t>(Anchor::inside)].lengths) {
+    if (length > name.size()) break;
+    for (std::size_t at = 0; at + length <= name.size(); ++at)
+      if (tried(index_[static_cast<std::size_t>(Anchor::inside)], name.substr(at, length))) return true;
   }
   return false;
 }

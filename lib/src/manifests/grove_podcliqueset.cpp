@@ -21,8 +21,17 @@
 // docs/user-guide/auto-mnnvl.md (grove.io/mnnvl-group: a DNS-1123 label or
 // "none", inherited PCS -> PCSG -> PCLQ, one ComputeDomain per group and
 // replica, explicit groups refused on cliques without nvidia.com/gpu),
-// docs/proposals/244-topology-aware-scheduling.
+// docs/proposals/244-topology-aware-scheduling; the same podcliqueset.go for
+// startsAfter (read with cliqueStartupType CliqueStartupTypeExplicit only, as
+// the controller's identifyFullyQualifiedStartupDependencyNames does: no empty,
+// self, repeated or unknown clique, no cycle), pod names (validatePodNameConstraints:
+// the set's, scaling group's and clique's names at most 45 characters together,
+// so that api/common/namegen.go's PCS-i-PCSG-j-PCLQ plus the pod's random suffix
+// stays a 63-character label) and schedulerName (validateSchedulerNames: one per
+// set, empty meaning the default; api/config/v1alpha1/types.go names the
+// backends a profile may enable).
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <memory>
 #include <set>
@@ -45,6 +54,21 @@ namespace {
 constexpr std::string_view kMnnvlGroup = "grove.io/mnnvl-group";
 constexpr std::string_view kMnnvlOptOut = "none";
 constexpr long long kMaxCount = 1'000'000;
+// validatePodNameConstraints' maxCombinedResourceNameLength.
+constexpr std::size_t kMaxCombinedNameLength = 45;
+constexpr std::string_view kExplicitStartup = "CliqueStartupTypeExplicit";
+constexpr std::array<std::string_view, 3> kStartupTypes = {"CliqueStartupTypeAnyOrder", "CliqueStartupTypeInOrder",
+                                                           kExplicitStartup};
+// SupportedSchedulerNames; "" is the default profile, default-scheduler
+// unless OperatorConfiguration says otherwise.
+constexpr std::array<std::string_view, 4> kGroveSchedulers = {"default-scheduler", "kai-scheduler", "lpx-scheduler",
+                                                              "volcano"};
+
+// A name as written, with where.
+struct Named {
+  std::string name;
+  SourceLocation where;
+};
 
 // One topologyConstraint as written.
 struct Constraint {
@@ -66,6 +90,10 @@ struct Clique {
   SourceLocation mnnvl_at;
   Constraint constraint;
   SourceLocation where;
+  SourceLocation name_at;
+  std::vector<Named> starts_after;  // spec.startsAfter
+  std::string scheduler;            // podSpec.schedulerName; "" for the default
+  SourceLocation scheduler_at;
   int group = -1;  // index of its scaling group
 };
 
@@ -73,6 +101,7 @@ struct ScalingGroup {
   std::string name;
   std::uint32_t replicas = 1;
   std::vector<std::string> cliques;
+  std::vector<SourceLocation> cliques_at;  // each cliqueNames entry
   std::optional<std::string> mnnvl;
   Constraint constraint;
   SourceLocation where;
@@ -123,6 +152,9 @@ class PodCliqueSetReader {
   std::optional<std::size_t> rank(const std::string& domain) const { return domains_.rank(domain); }
   void check_hierarchy(const Constraint& parent, std::string_view parent_what, const Constraint& c,
                        std::string_view what);
+  void check_startup(const yaml::Node& tmpl, const std::vector<Clique>& cliques);
+  void check_pod_names(const std::vector<Clique>& cliques, const std::vector<ScalingGroup>& groups);
+  void check_scheduler(const std::vector<Clique>& cliques);
 
   const std::string& file_;
   const LevelMap& levels_;
@@ -190,6 +222,147 @@ void PodCliqueSetReader::check_hierarchy(const Constraint& parent, std::string_v
   check(parent.preferred, c.preferred, c.preferred_at);
 }
 
+// Grove orders clique starts by startsAfter only when the set says
+// CliqueStartupTypeExplicit; then every dependency must name another clique,
+// once, and the dependencies must form no cycle (validateCliqueDependencies).
+void PodCliqueSetReader::check_startup(const yaml::Node& tmpl, const std::vector<Clique>& cliques) {
+  bool explicit_order = false;
+  if (yaml::Node type = tmpl["cliqueStartupType"]; type.IsDefined() && !type.IsNull()) {
+    const std::string value = string(type, "cliqueStartupType").value_or("");
+    if (std::find(kStartupTypes.begin(), kStartupTypes.end(), value) == kStartupTypes.end())
+      reject(where(type), fmt::format("cliqueStartupType '{}' is none of {}", value, fmt::join(kStartupTypes, ", ")));
+    explicit_order = value == kExplicitStartup;
+  }
+  if (!explicit_order) {
+    for (const Clique& q : cliques)
+      if (!q.starts_after.empty())
+        warn(q.starts_after.front().where,
+             fmt::format("clique '{}': startsAfter is followed only with cliqueStartupType {}; Grove ignores it here",
+                         q.name, kExplicitStartup));
+    return;
+  }
+  auto index_of = [&](std::string_view name) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < cliques.size(); ++i)
+      if (cliques[i].name == name) return i;
+    return std::nullopt;
+  };
+  // after[i]: the cliques clique i starts after, by index.
+  std::vector<std::vector<std::size_t>> after(cliques.size());
+  for (std::size_t i = 0; i < cliques.size(); ++i) {
+    const Clique& q = cliques[i];
+    std::set<std::string> seen;
+    for (const Named& d : q.starts_after) {
+      if (d.name.empty()) {
+        reject(d.where, fmt::format("clique '{}': a startsAfter entry must not be empty", q.name));
+      } else if (d.name == q.name) {
+        reject(d.where, fmt::format("clique '{}' cannot start after itself", q.name));
+      } else if (!seen.insert(d.name).second) {
+        reject(d.where, fmt::format("clique '{}' starts after '{}' twice", q.name, d.name));
+      } else if (auto j = index_of(d.name)) {
+        after[i].push_back(*j);
+      } else {
+        reject(d.where, fmt::format("clique '{}' starts after '{}', which is no clique of the set", q.name, d.name));
+      }
+    }
+  }
+  // A cycle: a depth-first walk that meets a clique still on its path. Each
+  // cycle is reported once, at the startsAfter entry that closes it.
+  enum class Mark : unsigned char { unseen, on_path, done };
+  std::vector<Mark> mark(cliques.size(), Mark::unseen);
+  std::vector<std::size_t> path;
+  auto walk = [&](auto& self, std::size_t i) -> void {
+    mark[i] = Mark::on_path;
+    path.push_back(i);
+    for (std::size_t k = 0; k < after[i].size(); ++k) {
+      const std::size_t j = after[i][k];
+      if (mark[j] == Mark::on_path) {
+        std::vector<std::string> names;
+        for (auto it = std::find(path.begin(), path.end(), j); it != path.end(); ++it)
+          names.push_back(cliques[*it].name);
+        names.push_back(cliques[j].name);
+        // The entry of clique i that names j.
+        SourceLocation at = cliques[i].where;
+        for (const Named& d : cliques[i].starts_after)
+          if (d.name == cliques[j].name) at = d.where;
+        reject(at, fmt::format("cliques start after each other in a cycle ({}); startsAfter must not be circular",
+                               fmt::join(names, " -> ")));
+      } else if (mark[j] == Mark::unseen) {
+        self(self, j);
+      }
+    }
+    path.pop_back();
+    mark[i] = Mark::done;
+  };
+  for (std::size_t i = 0; i < cliques.size(); ++i)
+    if (mark[i] == Mark::unseen) walk(walk, i);
+}
+
+// Grove names a clique's pods SET-i-CLIQUE-xxxxx, or SET-i-GROUP-j-CLIQUE-xxxxx
+// in a scaling group (namegen.go, the pod's GenerateName), and refuses a set
+// whose names together pass 45 characters.
+void PodCliqueSetReader::check_pod_names(const std::vector<Clique>& cliques, const std::vector<ScalingGroup>& groups) {
+  for (const Clique& q : cliques) {
+    if (q.group >= 0) continue;
+    if (!is_dns1123_subdomain(q.name))
+      reject(q.name_at,
+             fmt::format("clique name '{}' is no DNS-1123 subdomain (lowercase letters, digits, '-' and '.')", q.name));
+    const std::size_t length = name_.size() + q.name.size();
+    if (length > kMaxCombinedNameLength)
+      reject(q.name_at,
+             fmt::format("pods of clique '{}' would be named {}-0-{}-xxxxx: the set's and the clique's names "
+                         "are {} characters together, more than the {} Grove allows for pod names",
+                         q.name, name_, q.name, length, kMaxCombinedNameLength));
+  }
+  for (const ScalingGroup& g : groups) {
+    if (!is_dns1123_subdomain(g.name))
+      reject(g.where,
+             fmt::format("scaling group name '{}' is no DNS-1123 subdomain (lowercase letters, digits, '-' and "
+                         "'.')",
+                         g.name));
+    for (std::size_t k = 0; k < g.cliques.size(); ++k) {
+      const std::string& clique = g.cliques[k];
+      if (!is_dns1123_subdomain(clique))
+        reject(g.cliques_at[k], fmt::format("clique name '{}' is no DNS-1123 subdomain (lowercase letters, digits, '-' "
+                                            "and '.')",
+                                            clique));
+      const std::size_t length = name_.size() + g.name.size() + clique.size();
+      if (length > kMaxCombinedNameLength)
+        reject(g.cliques_at[k],
+               fmt::format("pods of clique '{}' would be named {}-0-{}-0-{}-xxxxx: the set's, scaling group's and "
+                           "clique's names are {} characters together, more than the {} Grove allows for pod names",
+                           clique, name_, g.name, clique, length, kMaxCombinedNameLength));
+    }
+  }
+}
+
+// One scheduler for all of a set's pods, and one Grove can enable. An empty
+// schedulerName is OperatorConfiguration's default profile, which only the
+// cluster knows: beside a named one it is a warning, not a refusal.
+void PodCliqueSetReader::check_scheduler(const std::vector<Clique>& cliques) {
+  const Clique* named = nullptr;
+  const Clique* unnamed = nullptr;
+  for (const Clique& q : cliques) {
+    if (q.scheduler.empty()) {
+      if (!unnamed) unnamed = &q;
+      continue;
+    }
+    if (!named) {
+      named = &q;
+      if (std::find(kGroveSchedulers.begin(), kGroveSchedulers.end(), q.scheduler) == kGroveSchedulers.end())
+        reject(q.scheduler_at, fmt::format("schedulerName '{}' is no scheduler Grove can enable ({})", q.scheduler,
+                                           fmt::join(kGroveSchedulers, ", ")));
+    } else if (q.scheduler != named->scheduler) {
+      reject(q.scheduler_at, fmt::format("clique '{}' is scheduled by '{}' and clique '{}' by '{}'; all pods of a "
+                                         "PodCliqueSet must have the same schedulerName",
+                                         q.name, q.scheduler, named->name, named->scheduler));
+    }
+  }
+  if (named && unnamed)
+    warn(unnamed->where, fmt::format("clique '{}' gives no schedulerName and clique '{}' gives '{}'; Grove accepts the "
+                                     "set only when '{}' is its default scheduler profile",
+                                     unnamed->name, named->name, named->scheduler, named->scheduler));
+}
+
 void PodCliqueSetReader::read(const yaml::Node& doc) {
   const SourceLocation doc_at = where(doc);
   const std::size_t errors = sink_.size();
@@ -232,6 +405,7 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
       Clique q;
       q.where = where(c);
       q.name = string(c["name"], "cliques[].name").value_or("");
+      q.name_at = c["name"].IsDefined() ? where(c["name"]) : q.where;
       if (q.name.empty()) {
         reject(q.where, "spec.template.cliques[].name: a clique needs a name");
         continue;
@@ -251,7 +425,18 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
           reject(where(m), fmt::format("clique '{}': minAvailable {} must not be greater than replicas {}", q.name, min,
                                        q.replicas));
       }
+      if (yaml::Node after = cs["startsAfter"]; after.IsDefined() && !after.IsNull()) {
+        if (!after.IsSequence())
+          sink_.error(where(after), "'startsAfter' must be a list of clique names");
+        else
+          for (const yaml::Node& n : after)
+            q.starts_after.push_back({string(n, "startsAfter[]").value_or(""), where(n)});
+      }
       yaml::Node pod = cs["podSpec"];
+      if (yaml::Node sched = pod["schedulerName"]; sched.IsDefined()) {
+        q.scheduler = string(sched, "schedulerName").value_or("");
+        q.scheduler_at = where(sched);
+      }
       for (std::string_view forbidden : {"nodeName", "topologySpreadConstraints"})
         if (pod[forbidden].IsDefined())
           reject(where(pod[forbidden]),
@@ -307,6 +492,7 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
           else
             q->group = static_cast<int>(groups.size());
           sg.cliques.push_back(name);
+          sg.cliques_at.push_back(where(n));
         }
       if (!unknown.empty())
         reject(where(names.IsDefined() ? names : g),
@@ -318,6 +504,9 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
       groups.push_back(std::move(sg));
     }
   if (sink_.size() != errors) return;
+  check_startup(tmpl, cliques);
+  check_pod_names(cliques, groups);
+  check_scheduler(cliques);
 
   // One ClusterTopologyBinding per set: every topologyName the same, given
   // where no parent's can be inherited.

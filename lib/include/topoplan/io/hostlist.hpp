@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace topoplan {
@@ -42,17 +43,29 @@ class NamePattern {
  private:
   // How an alternative matches, so that the common shapes skip the glob.
   enum class Shape : unsigned char { any, literal, prefix, glob };
+  // Where in a matching name an alternative's key (one of its literal runs)
+  // must be: at the start, at the end, or anywhere.
+  enum class Anchor : unsigned char { start, end, inside };
+  // Alternatives by their key, for one anchor.
+  struct KeyIndex {
+    std::vector<std::pair<std::string, std::size_t>> keys;  // (key, alternative), sorted
+    std::vector<std::size_t> lengths;                       // the distinct key lengths, ascending
+  };
   // Patterns of at most this many alternatives are scanned, not indexed.
   static constexpr std::size_t kScannedAlternatives = 8;
+  void build_index();
   bool matches_alternative(std::size_t i, std::string_view name) const;
   std::string text_;
   std::vector<std::string> alternatives_;  // bracket groups expanded
   std::vector<Shape> shapes_;
-  // Each alternative's text before its first wildcard, alternatives sorted
-  // by it: a name is tried only against the alternatives whose literal
-  // start it begins with, so matching many names against a pattern of many
-  // alternatives (r[0000-1819]-n*) stays linear rather than their product.
-  std::vector<std::string> starts_;
+  // Past kScannedAlternatives, each alternative is indexed by the literal run
+  // (the text between wildcards) that the fewest others share, so a name is
+  // tried only against the alternatives whose key it holds where the key
+  // must be: matching many names against many alternatives stays near linear
+  // whether they differ at the start (r[0000-1819]-n*), at the end
+  // (n*n[0-20034]) or in the middle (n*x[0-20034]*).
+  std::vector<KeyIndex> index_;       // by Anchor; empty when scanned
+  std::vector<std::size_t> unkeyed_;  // alternatives without a literal run (*, ?*)
 };
 
 }  // namespace topoplan
