@@ -334,16 +334,7 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
       }
     }
   }
-  job.replicas = s.slices;
-  job.per_replica = s.slice_accelerators();
-  if (s.roles.size() == 1 && s.roles.front().replicas == 1) {
-    job.parallelism = s.roles.front().parallelism;
-  } else {
-    job.parallelism.tp = s.granule();
-    job.parallelism.dp = job.per_replica / job.parallelism.tp;
-  }
-  if (s.workload.parameters > 0) give_job_workload(job.workload, s.workload);
-  job.service = std::move(service);
+  attach_service(job, std::move(service));
   out_.jobs.push_back(std::move(job));
 }
 

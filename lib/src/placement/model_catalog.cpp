@@ -99,11 +99,4 @@ std::optional<KnownModel> known_model(std::string_view model) {
   return std::nullopt;
 }
 
-void give_job_workload(JobWorkload& job, const ServiceWorkload& w) {
-  job.parameters = w.parameters;
-  job.bytes_per_parameter = w.bytes_per_parameter;
-  job.layers = w.layers;
-  job.moe_layers = w.moe_layers;
-}
-
 }  // namespace topoplan

@@ -63,6 +63,25 @@ std::string_view isolation_name(Isolation isolation) {
   return "none";
 }
 
+void attach_service(Job& job, std::shared_ptr<Service> service) {
+  const Service& s = *service;
+  job.replicas = s.slices;
+  job.per_replica = s.slice_accelerators();
+  if (s.roles.size() == 1 && s.roles.front().replicas == 1) {
+    job.parallelism = s.roles.front().parallelism;
+  } else {
+    job.parallelism.tp = s.granule();
+    job.parallelism.dp = job.per_replica / job.parallelism.tp;
+  }
+  if (s.workload.parameters > 0) {
+    job.workload.parameters = s.workload.parameters;
+    job.workload.bytes_per_parameter = s.workload.bytes_per_parameter;
+    job.workload.layers = s.workload.layers;
+    job.workload.moe_layers = s.workload.moe_layers;
+  }
+  job.service = std::move(service);
+}
+
 std::uint32_t Service::slice_accelerators() const {
   std::uint32_t n = 0;
   for (const ServiceRole& r : roles) n += r.accelerators();

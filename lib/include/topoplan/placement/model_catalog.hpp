@@ -10,7 +10,6 @@
 #include <string>
 #include <string_view>
 
-#include "topoplan/placement/job.hpp"
 #include "topoplan/placement/service.hpp"
 
 namespace topoplan {
@@ -25,10 +24,5 @@ struct KnownModel {
 /// with an -Instruct, -FP8 or date suffix; FP8 weights are 1 byte each.
 /// nullopt when the table does not hold it.
 std::optional<KnownModel> known_model(std::string_view model);
-
-/// The facts a job keeps of its own beside its service's (parameters,
-/// precision, layers, MoE layers: what the job reader reads and the plan
-/// writer writes for both), given from `w`.
-void give_job_workload(JobWorkload& job, const ServiceWorkload& w);
 
 }  // namespace topoplan

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -100,6 +101,13 @@ struct Service {
   std::uint32_t granule() const;
   bool disaggregated() const;  // has both a prefill and a decode role
 };
+
+/// Hands a manifest's `service` to `job` and sizes the job from it: its
+/// slices are the job's replicas, a slice's accelerators a replica's, the
+/// parallelism the only role's (one replica) or TP at the granule, and the
+/// workload facts the job keeps beside its service's (parameters, precision,
+/// layers) copied when the service knows them.
+void attach_service(Job& job, std::shared_ptr<Service> service);
 
 /// KV bytes per token of the whole model: as given, or GQA 2 x layers x
 /// kv_heads x head_dim x bytes, or MLA layers x latent x bytes (one latent,
