@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
     topoplan::Parallelism p;
     p.tp = 8;
     p.pp = size >= 64 ? 4 : 1;
-    p.dp = static_cast<std::uint32_t>(size / (p.tp * p.pp));
+    p.dp = static_cast<std::uint32_t>(size / (std::size_t{p.tp} * p.pp));
     topoplan::Workload w;
     w.gradient_bytes = 2.0 * 70e9;
     w.activation_bytes = 4.0 * 4096 * 8192 * 2;

@@ -23,7 +23,7 @@ std::vector<DeviceId> first(const Topology& t, std::size_t n) {
 }
 
 constexpr std::uint64_t kToken = 7168;              // one token's FP8 hidden state
-constexpr std::uint64_t kBytes = 128 * 8 * kToken;  // 128 tokens x top-8
+constexpr std::uint64_t kBytes = std::uint64_t{128} * 8 * kToken;  // 128 tokens x top-8
 
 // A cluster of DGX H100 nodes priced for a dispatch over all its GPUs.
 struct Cluster {
@@ -98,8 +98,8 @@ Topology h800(int nodes) {
                        [](const std::string&) { return std::optional<std::string>(); });
 }
 
-constexpr std::uint64_t kLowLatencyDispatch = 128 * 8 * 7392;  // 128 tokens x top-8, FP8 with scales
-constexpr std::uint64_t kLowLatencyCombine = 128 * 8 * 14336;  // BF16 back
+constexpr std::uint64_t kLowLatencyDispatch = std::uint64_t{128} * 8 * 7392;  // 128 tokens x top-8, FP8 with scales
+constexpr std::uint64_t kLowLatencyCombine = std::uint64_t{128} * 8 * 14336;  // BF16 back
 
 }  // namespace
 
@@ -151,8 +151,8 @@ TEST_CASE("pplx combine: puts per peer like dispatch, no token-count exchange wi
   CHECK(c2.fixed_us < d2.fixed_us);
   // 128 tokens: the puts a peer receives fall with the peers, as in dispatch.
   EpDispatchTerms big2, big16;
-  ep_collective(m2, {r2, Collective::alltoall, 128 * 8 * kBf16}, EpKernel::pplx, EpPhase::combine, kBf16, &big2);
-  ep_collective(m16, {r16, Collective::alltoall, 128 * 8 * kBf16}, EpKernel::pplx, EpPhase::combine, kBf16, &big16);
+  ep_collective(m2, {r2, Collective::alltoall, std::uint64_t{128} * 8 * kBf16}, EpKernel::pplx, EpPhase::combine, kBf16, &big2);
+  ep_collective(m16, {r16, Collective::alltoall, std::uint64_t{128} * 8 * kBf16}, EpKernel::pplx, EpPhase::combine, kBf16, &big16);
   CHECK(big16.per_put_us < big2.per_put_us / 8);
   CHECK(big2.per_put_us == Approx(d2.per_put_us * 128).epsilon(0.02));
   CHECK_THROWS_AS(ep_collective(m2, {r2, Collective::alltoall, 8 * kBf16}, EpKernel::pplx, EpPhase::combine, 0),

@@ -78,7 +78,7 @@ TEST_CASE("a full-rack all-reduce slows with every NVL72 rack it spans; most at 
   Topology t = preset("gb200-nvl72:racks=20");
   CostModel model(t);
   auto busbw = [&](std::uint32_t racks, std::uint64_t bytes) {
-    return model.collective({first(t, 72 * racks), Collective::allreduce, bytes}).busbw_gbps;
+    return model.collective({first(t, std::size_t{72} * racks), Collective::allreduce, bytes}).busbw_gbps;
   };
   const std::uint64_t mid = std::uint64_t{64} << 20, large = std::uint64_t{16} << 30;
   const std::array<std::uint32_t, 5> racks = {1, 2, 4, 8, 20};

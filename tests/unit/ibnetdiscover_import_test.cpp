@@ -105,7 +105,7 @@ TEST_CASE("ibnetdiscover: Topograph's DGX H100 fabric") {
   CHECK(count_kind(t, DeviceKind::network_switch) == 40);
   // 122 host names on 473 CAs; 69 CAs without a host name and 40 SHARP nodes left out.
   CHECK(t.domain_count_at(t.host_level()) == 122);
-  CHECK(count_kind(t, DeviceKind::nic) == 122 * 4);
+  CHECK(count_kind(t, DeviceKind::nic) == std::size_t{122} * 4);
   CHECK(any_warning_contains(r, "69 CAs have no \"HOST HCA\" node description"));
   CHECK(any_warning_contains(r, "40 SHARP aggregation nodes"));
   // 9 spines at the root (one tier-2 domain is the fabric itself); 31 leaves

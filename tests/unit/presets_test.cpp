@@ -451,7 +451,7 @@ TEST_CASE("groq: 72-LPU racks in a C2C dragonfly of at most 145 racks") {
 
   // 73 racks: 72 peers per rack, one inter-rack link per LPU.
   Topology t73 = load("groq:racks=73");
-  CHECK(kinds(t73) == KindCounts{0, 73 * 72, 73 * 18, 0, 0, 0, 0});
+  CHECK(kinds(t73) == KindCounts{0, std::size_t{73} * 72, std::size_t{73} * 18, 0, 0, 0, 0});
   CHECK(scale_up_per_accelerator(t73).min == Approx(10 * 14));
   CHECK(scale_up_per_accelerator(t73).max == Approx(10 * 14));
   CHECK(validate_topology(t73).empty());

@@ -132,7 +132,7 @@ TEST_CASE("slurm import: a tree of uneven depth, with Slurm's syntax") {
   auto nic = device_named(t, "gpu-1-01/nic7");
   REQUIRE(nic);
   CHECK(linked(t, *nic, *leaf_a1));
-  CHECK(t.accelerators().size() == 13 * 8);
+  CHECK(t.accelerators().size() == std::size_t{13} * 8);
   CHECK(t.link_type(t.link(t.links_of(*nic).back())).name == "ib-ndr");
 }
 

@@ -74,7 +74,7 @@ TEST_CASE("topograph: a switch tree with NVL72 accelerator domains") {
   CHECK(islands.size == std::vector<std::uint32_t>(4, 72));
   CHECK(islands.level == *t.find_level("leaf"));
   CHECK(islands.level_is_island);
-  CHECK(count_kind(t, DeviceKind::nvswitch) == 4 * 9);
+  CHECK(count_kind(t, DeviceKind::nvswitch) == std::size_t{4} * 9);
   // Labels: the spine's zone on the spine, the domain of a whole leaf on it.
   CHECK(labels_of(t, "spine-1") == "topology.kubernetes.io/zone=zone1;");
   CHECK(labels_of(t, "spine-1/leaf-1-2") == "accelerator.topology.test/domain=nvl-1-2;");
@@ -111,7 +111,7 @@ TEST_CASE("topograph: uneven blocks and generic nodes") {
   CHECK(level_names(t) == std::vector<std::string>{"spine", "leaf", "node"});
   CHECK(islands_by_host(t) == std::set<std::set<std::string>>{{"I21", "I22", "I25"}, {"I34", "I35", "I36"}});
   // Without a node type, 8 generic GPUs per node and a warning that says so.
-  CHECK(count_kind(t, DeviceKind::gpu) == 6 * 8);
+  CHECK(count_kind(t, DeviceKind::gpu) == std::size_t{6} * 8);
   CHECK(any_warning_contains(r, "a 24-GPU NVLink partition; for GB200/GB300 NVL72 racks"));
   ImportOptions four;
   four.gpus_per_node = 4;

@@ -65,7 +65,7 @@ TEST_CASE("a small file builds the hierarchy, devices and links it describes") {
   // Default hostname: the path with '/' replaced by '-'.
   CHECK(t.domain_name(t.domains_at(1).first) == "node0");
   CHECK(count_links(t, "pcie5x16") == 12);
-  CHECK(count_links(t, "nvlink4") == 3 * 6 * 6);  // 6 pairs per node, count 6
+  CHECK(count_links(t, "nvlink4") == std::size_t{3} * 6 * 6);  // 6 pairs per node, count 6
   CHECK(count_links(t, "ib-ndr") == 12);
   // Rail mode: NIC k goes to leaf k mod 2.
   TopologyIndex index(t);
@@ -234,7 +234,7 @@ TEST_CASE("errors name the file, line and column and suggest a fix") {
   CHECK(any_contains(errors_of(replace("block: n,", "block: m,")), "unknown block 'm'; did you mean 'n'?"));
   CHECK(any_contains(errors_of(replace("name: \"node{i}\"", "name: \"node\"")), "two domains named 'node'"));
   CHECK(any_contains(errors_of(replace("name: \"node{i}\"", "name: \"node{k}\"")), "unknown variable 'k'"));
-  CHECK(count_links(parse_topology_yaml(replace("mode: pairwise", "mode: all"), "t.yaml"), "pcie5x16") == 3 * 16);
+  CHECK(count_links(parse_topology_yaml(replace("mode: pairwise", "mode: all"), "t.yaml"), "pcie5x16") == std::size_t{3} * 16);
   CHECK(any_contains(errors_of(replace("to: \"nic*\", type: pcie5x16, mode: pairwise",
                                        "to: \"nic[0-2]\", type: pcie5x16, mode: pairwise")),
                      "as many 'from' as 'to'"));

@@ -31,8 +31,8 @@ constexpr std::array<Unit, 14> kUnits = {{
     {"GIB", kKi * kKi * kKi},
     {"TIB", kKi * kKi * kKi * kKi},
     {"KB", 1000},
-    {"MB", 1000 * 1000},
-    {"GB", 1000 * 1000 * 1000},
+    {"MB", std::uint64_t{1000} * 1000},
+    {"GB", std::uint64_t{1000} * 1000 * 1000},
     {"TB", std::uint64_t{1000} * 1000 * 1000 * 1000},
 }};
 

@@ -163,7 +163,7 @@ Trace read_gavel_trace(std::string_view text, const std::string& file, const Tra
     const bool msr = layout == 7;
     const csv::Field& steps_field = f[msr ? 4 : 5];
     const csv::Field& arrival_field = f[msr ? 5 : 9];
-    const csv::Field& scale_field = f[msr ? 6 : 6];
+    const csv::Field& scale_field = f[6];  // scale_factor is field 6 in both layouts
     const std::size_t errors = sink.size();
     TraceJob job;
     job.where = reader.where(1);
