@@ -271,8 +271,13 @@ Span span_of(const Topology& topology, const std::vector<std::vector<DeviceId>>&
   for (const auto& replica : replicas)
     for (DeviceId d : replica) {
       DomainId owner = topology.device(d).domain;
+      // Ranks come grouped by node: a domain the previous rank already
+      // added is not pushed again (nor, then, its ancestors).
       for (LevelIndex l = topology.domain(owner).level; l >= 1; --l) {
-        span.domains[l].push_back(topology.ancestor(owner, l));
+        const DomainId at = topology.ancestor(owner, l);
+        std::vector<DomainId>& level = span.domains[l];
+        if (!level.empty() && level.back() == at) break;
+        level.push_back(at);
         if (l == 1) break;
       }
     }

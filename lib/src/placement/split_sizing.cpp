@@ -9,10 +9,11 @@ namespace {
 // `units` over the `k` largest of `children` ((aligned capacity, child)
 // sorted largest first), equal shares in multiples of `unit`; empty when
 // they cannot hold it.
-Split balance(std::vector<std::pair<std::uint32_t, DomainId>> children, std::size_t k, std::uint32_t units,
+Split balance(const std::vector<std::pair<std::uint32_t, DomainId>>& all, std::size_t k, std::uint32_t units,
               std::uint32_t unit) {
-  if (k > children.size()) return {};
-  children.resize(k);
+  if (k > all.size()) return {};
+  thread_local std::vector<std::pair<std::uint32_t, DomainId>> children;  // reused: no allocation per split
+  children.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k));
   std::uint32_t sum = 0;
   for (const auto& c : children) sum += c.first;
   if (sum < units) return {};
@@ -22,6 +23,7 @@ Split balance(std::vector<std::pair<std::uint32_t, DomainId>> children, std::siz
     return x.first != y.first ? x.first < y.first : x.second < y.second;
   });
   Split split;
+  split.reserve(k);
   std::uint32_t remaining = units;
   for (std::size_t i = 0; i < k && remaining > 0; ++i) {
     auto left = static_cast<std::uint32_t>(k - i);
@@ -52,13 +54,18 @@ std::vector<Split> balanced_splits(const CapacityView& view, DomainId domain, st
   if (d.level == t.host_level() || units == 0) return out;
   for (std::uint32_t alignment : alignments) {
     const std::uint32_t unit = std::max(1u, alignment);
-    std::vector<std::pair<std::uint32_t, DomainId>> children;  // (aligned usable, child)
+    thread_local std::vector<std::pair<std::uint32_t, DomainId>> children;  // (aligned usable, child), reused
+    children.clear();
     for (std::uint32_t c = 0; c < d.child_count; ++c) {
       std::uint32_t n = view.count(d.first_child + c);
       n -= n % unit;
       if (n > 0) children.emplace_back(n, d.first_child + c);
     }
-    std::stable_sort(children.begin(), children.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    // Largest first, ties in hierarchy order (ids ascend as they were added):
+    // a stable sort without stable_sort's buffer allocation.
+    std::sort(children.begin(), children.end(), [](const auto& x, const auto& y) {
+      return x.first != y.first ? x.first > y.first : x.second < y.second;
+    });
     // The fewest children that hold it; one child holding it is not a split.
     std::uint32_t sum = 0;
     std::size_t fewest = 0;

@@ -58,7 +58,19 @@ bool distribute(const CapacityView& view, DomainId domain, std::uint32_t units, 
     return taken == units;
   }
   // Children that can contribute, largest first (ties: hierarchy order).
-  std::vector<std::pair<std::uint32_t, DomainId>> children;
+  // Buffers per level, reused: a fill recurses one level down at a time, so
+  // a level's buffers are never in use twice, and placing a job allocates
+  // nothing here (this was a third of the planner's allocations).
+  struct Buffers {
+    std::vector<std::pair<std::uint32_t, DomainId>> children;
+    std::vector<std::uint8_t> used;
+  };
+  thread_local std::vector<Buffers> scratch;
+  // Sized for every level before any reference is taken: a deeper call
+  // must not reallocate what its callers hold.
+  if (scratch.size() <= t.host_level()) scratch.resize(t.host_level() + 1);
+  std::vector<std::pair<std::uint32_t, DomainId>>& children = scratch[d.level].children;
+  children.clear();
   for (std::uint32_t c = 0; c < d.child_count; ++c) {
     DomainId child = d.first_child + c;
     std::uint32_t n = view.count(child);
@@ -75,10 +87,15 @@ bool distribute(const CapacityView& view, DomainId domain, std::uint32_t units, 
     return best;
   };
   if (DomainId one = tightest(units); one != kNone) return distribute(view, one, units, granule, out);
-  std::stable_sort(children.begin(), children.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  // Largest first, ties in hierarchy order (ids ascend as they were added):
+  // a stable sort without stable_sort's buffer allocation.
+  std::sort(children.begin(), children.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first > y.first : x.second < y.second;
+  });
   std::uint32_t remaining = units;
   bool child_is_node = d.level + 1 == t.host_level();
-  std::vector<std::uint8_t> used(children.size(), 0);
+  std::vector<std::uint8_t>& used = scratch[d.level].used;
+  used.assign(children.size(), 0);
   while (remaining > 0) {
     // The tightest unused child that covers the rest ends the search.
     std::size_t fit = children.size();
@@ -109,18 +126,19 @@ bool distribute(const CapacityView& view, DomainId domain, std::uint32_t units, 
 // each child filled as distribute does. Collective traffic crosses every
 // child's boundary, so the child with the smallest share, which has the
 // fewest NICs, sets the pace; the cost model decides which split wins.
-std::vector<std::vector<std::uint32_t>> balanced(const CapacityView& view, DomainId domain, std::uint32_t units,
-                                                 Granules granule) {
+// Each fill goes to `add(fill)`, built in `out` (cleared first).
+template <typename Add>
+void balanced(const CapacityView& view, DomainId domain, std::uint32_t units, Granules granule,
+              std::vector<std::uint32_t>& out, Add&& add) {
   const Topology& t = view.topology();
   const Domain& d = t.domain(domain);
-  std::vector<std::vector<std::uint32_t>> fills;
-  if (d.level == t.host_level()) return fills;
+  if (d.level == t.host_level()) return;
   const bool child_is_node = d.level + 1 == t.host_level();
   std::vector<std::uint32_t> alignments;
   if (view.whole_nodes()) {
     // Whole nodes: a split of nodes over racks (or SUs), in whole replicas
     // where a replica is whole nodes.
-    if (child_is_node) return fills;
+    if (child_is_node) return;
     const std::uint32_t per_node = t.domain(t.descendants_at(domain, t.host_level()).first).accelerator_count();
     if (per_node > 0 && granule.group > per_node && granule.group % per_node == 0)
       alignments.push_back(granule.group / per_node);
@@ -135,16 +153,15 @@ std::vector<std::vector<std::uint32_t>> balanced(const CapacityView& view, Domai
   // fewest-nodes fill and the greedy fill already weigh, and this is the
   // common case for small jobs, where every candidate costs.
   for (const Split& split : balanced_splits(view, domain, units, alignments, !child_is_node)) {
-    std::vector<std::uint32_t> out;
+    out.clear();
     bool ok = true;
     for (const SplitShare& share : split)
       if (!distribute(view, share.child, share.units, granule, out)) {
         ok = false;
         break;
       }
-    if (ok) fills.push_back(std::move(out));
+    if (ok) add(out);
   }
-  return fills;
 }
 
 // The other way to fill a domain: the fullest-free nodes first, wherever
@@ -155,7 +172,8 @@ bool fewest_nodes(const CapacityView& view, DomainId domain, std::uint32_t units
   const Topology& t = view.topology();
   const Domain& d = t.domain(domain);
   if (view.whole_nodes() || d.level == t.host_level()) return false;
-  std::vector<std::pair<std::uint32_t, DomainId>> nodes;
+  thread_local std::vector<std::pair<std::uint32_t, DomainId>> nodes;
+  nodes.clear();
   auto [first, last] = t.descendants_at(domain, t.host_level());
   for (DomainId n = first; n < last; ++n) {
     if (t.domain(n).accelerator_count() == 0) continue;
@@ -163,7 +181,11 @@ bool fewest_nodes(const CapacityView& view, DomainId domain, std::uint32_t units
     if (granule.node > 1) free -= free % granule.node;
     if (free > 0) nodes.emplace_back(free, n);
   }
-  std::stable_sort(nodes.begin(), nodes.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  // Largest first, ties in hierarchy order (ids ascend as they were added):
+  // a stable sort without stable_sort's buffer allocation.
+  std::sort(nodes.begin(), nodes.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first > y.first : x.second < y.second;
+  });
   std::uint32_t remaining = units;
   for (auto [free, node] : nodes) {
     if (remaining == 0) break;
@@ -177,7 +199,8 @@ bool fewest_nodes(const CapacityView& view, DomainId domain, std::uint32_t units
 // node's accelerators in order, nodes in any order): the runs are sorted,
 // not the elements, which for a 4,096-GPU job is 1,024 items, not 4,096.
 void sort_runs(std::vector<std::uint32_t>& v) {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // (first index into v, length)
+  thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // (first index into v, length)
+  runs.clear();
   for (std::size_t i = 0; i < v.size();) {
     std::size_t j = i + 1;
     while (j < v.size() && v[j] > v[j - 1]) ++j;
@@ -186,13 +209,14 @@ void sort_runs(std::vector<std::uint32_t>& v) {
   }
   if (runs.size() <= 1) return;
   std::sort(runs.begin(), runs.end(), [&](const auto& a, const auto& b) { return v[a.first] < v[b.first]; });
-  std::vector<std::uint32_t> out;
+  thread_local std::vector<std::uint32_t> out;
+  out.clear();
   out.reserve(v.size());
   for (auto [first, length] : runs) out.insert(out.end(), v.begin() + first, v.begin() + first + length);
   // Runs of distinct domains never interleave, so this is sorted; if two
   // did, sort the rest of the way.
   if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
-  v = std::move(out);
+  v.swap(out);  // v's old storage is the next call's buffer
 }
 
 // What a candidate does to the free space left for later jobs, compared
@@ -255,53 +279,59 @@ std::vector<std::uint32_t> TopoPolicy::place(const CapacityView& view, const Pla
     std::vector<DomainId> fitting = view.tightest(level, request.units, kCandidates);
     if (fitting.empty()) continue;
 
-    std::vector<std::uint32_t> best;
-    double best_cost = 0;
-    Fragmentation best_frag;
-    std::vector<DeviceId> ranks;
-    std::vector<std::vector<std::uint32_t>> candidates;
+    // Candidates live in a pool whose buffers are reused from job to job:
+    // the fills are built in `fill` and copied in, so placing a job
+    // allocates (almost) nothing.
+    thread_local std::vector<std::vector<std::uint32_t>> pool;
+    thread_local std::vector<std::uint32_t> fill;
+    thread_local std::vector<DeviceId> ranks;
+    std::size_t count = 0;
     for (DomainId d : fitting) {
       // Keep replicas and TP groups whole where the free space allows, else
       // only TP groups, else place unaligned.
-      std::vector<std::uint32_t> chosen;
       bool placed = false;
       for (Granules g : {Granules{request.granule, request.group}, Granules{request.granule, request.granule},
                          Granules{1, 1}}) {
-        chosen.clear();
-        if (distribute(view, d, request.units, g, chosen)) {
+        fill.clear();
+        if (distribute(view, d, request.units, g, fill)) {
           placed = true;
           break;
         }
       }
       if (!placed) continue;
-      std::size_t first_of_domain = candidates.size();
-      auto add = [&](std::vector<std::uint32_t> candidate) {
+      const std::size_t first_of_domain = count;
+      auto add = [&](std::vector<std::uint32_t>& candidate) {
         sort_runs(candidate);
-        for (std::size_t c = first_of_domain; c < candidates.size(); ++c)
-          if (candidates[c] == candidate) return;
-        candidates.push_back(std::move(candidate));
+        for (std::size_t c = first_of_domain; c < count; ++c)
+          if (pool[c] == candidate) return;
+        if (pool.size() == count) pool.emplace_back();
+        pool[count++].assign(candidate.begin(), candidate.end());
       };
-      add(std::move(chosen));
+      add(fill);
       // With a cost model, also price other fills of the same domain: greedy
       // keeping only TP groups whole, balanced shares, and fewest nodes.
       if (!request.pricer) continue;
       Granules aligned{request.granule, request.group};
-      std::vector<std::uint32_t> other;
-      if (request.group > request.granule && distribute(view, d, request.units, {request.granule, request.granule}, other))
-        add(std::move(other));
-      for (std::vector<std::uint32_t>& fill : balanced(view, d, request.units, aligned)) add(std::move(fill));
-      other.clear();
-      if (fewest_nodes(view, d, request.units, aligned, other)) add(std::move(other));
+      fill.clear();
+      if (request.group > request.granule && distribute(view, d, request.units, {request.granule, request.granule}, fill))
+        add(fill);
+      balanced(view, d, request.units, aligned, fill, add);
+      fill.clear();
+      if (fewest_nodes(view, d, request.units, aligned, fill)) add(fill);
     }
-    for (std::vector<std::uint32_t>& chosen : candidates) {
+    std::size_t best = count;
+    double best_cost = 0;
+    Fragmentation best_frag;
+    for (std::size_t c = 0; c < count; ++c) {
+      const std::vector<std::uint32_t>& chosen = pool[c];
       double cost = 0;
-      if (request.pricer && request.job && candidates.size() > 1) {
+      if (request.pricer && request.job && count > 1) {
         ranks.clear();
         for (std::uint32_t a : chosen) ranks.push_back(t.accelerators()[a]);
         cost = request.pricer->step_seconds(*request.job, ranks);
       }
       Fragmentation frag = fragmentation(view, chosen);
-      bool better = best.empty();
+      bool better = best == count;
       if (!better) {
         double scale = std::max(best_cost, 1e-12);
         if (cost < best_cost && (best_cost - cost) / scale > kCostTolerance)
@@ -311,12 +341,12 @@ std::vector<std::uint32_t> TopoPolicy::place(const CapacityView& view, const Pla
                    (frag.broken == best_frag.broken && frag.concentration > best_frag.concentration);
       }
       if (better) {
-        best = std::move(chosen);
+        best = c;
         best_cost = cost;
         best_frag = frag;
       }
     }
-    if (!best.empty()) return best;
+    if (best < count) return pool[best];
   }
   return {};
 }
