@@ -1,5 +1,6 @@
 // The cost model against the published measurements of bench/data: the same
 // comparison bench/calibration_report.cpp prints, with issue 10's bounds.
+#include "source_dir.hpp"
 #include "topoplan/cost/calibration.hpp"
 
 #include <fstream>

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "source_dir.hpp"
 #include "topoplan/cost/calibration.hpp"
 
 using namespace topoplan;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "source_dir.hpp"
 #include "test_presets.hpp"
 
 #include "topoplan/manifests/job_manifest.hpp"

@@ -1,5 +1,6 @@
 // Failure-rate files (lib/include/topoplan/io/failure_rates.hpp): reading,
 // every problem with its place, and rates resolved onto a topology.
+#include "source_dir.hpp"
 #include "topoplan/io/failure_rates.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,4 +1,5 @@
 // What a file given in the wrong place seems to be, for the error message.
+#include "source_dir.hpp"
 #include "topoplan/io/file_kind.hpp"
 
 #include <fstream>

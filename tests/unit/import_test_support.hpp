@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "source_dir.hpp"
 #include "topoplan/formats/topology_import.hpp"
 #include "topoplan/model/topology.hpp"
 

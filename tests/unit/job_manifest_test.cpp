@@ -1,5 +1,6 @@
 // Kubernetes workloads and sbatch scripts as job inputs: what each kind and
 // annotation becomes, what is warned about, rejected or refused as input.
+#include "source_dir.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
 
 #include <catch2/catch.hpp>

@@ -13,6 +13,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "source_dir.hpp"
 #include "topoplan/formats/topology_import.hpp"
 #include "topoplan/io/topology_source.hpp"
 #include "topoplan/io/topology_writer.hpp"

@@ -22,6 +22,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "source_dir.hpp"
 #include "topoplan/formats/topology_import.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
 #include "topoplan/manifests/pod_list.hpp"

@@ -11,6 +11,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "source_dir.hpp"
 #include "test_presets.hpp"
 #include "topograph_models.hpp"
 #include "topoplan/formats/topology_import.hpp"

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "source_dir.hpp"
 #include "test_presets.hpp"
 #include "topoplan/io/topology_yaml.hpp"
 #include "topoplan/placement/chain_path.hpp"

@@ -1,6 +1,7 @@
 // The simulator: a tiny trace checked by hand under naive and topo, the
 // queue and backfill rule, the slowdown as documented, failures, and
 // invariants on the public traces.
+#include "source_dir.hpp"
 #include "topoplan/simulate/simulator.hpp"
 
 #include <catch2/catch.hpp>

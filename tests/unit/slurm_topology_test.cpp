@@ -4,6 +4,7 @@
 
 #include "import_test_support.hpp"
 
+#include "source_dir.hpp"
 #include "test_presets.hpp"
 
 #include "topoplan/model/fabric.hpp"

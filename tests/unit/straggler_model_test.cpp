@@ -1,6 +1,7 @@
 // The straggler model and speed-aware placement: a synchronous job runs at
 // its slowest member's pace, so the planner keeps slow devices out of fast
 // groups, never uses down devices, and weighs speed against communication.
+#include "source_dir.hpp"
 #include "topoplan/placement/straggler_model.hpp"
 
 #include <algorithm>

@@ -8,6 +8,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "source_dir.hpp"
 #include "topoplan/io/hostlist.hpp"
 
 namespace topoplan::test {

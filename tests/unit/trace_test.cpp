@@ -1,6 +1,7 @@
 // Trace readers: topoplan's CSV with its errors, and the public traces read
 // the way topoplan-formats(5) TRACES documents (counts checked with an
 // independent CSV parser: Python's csv module over the same files).
+#include "source_dir.hpp"
 #include "topoplan/simulate/trace.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,0 +1,14 @@
+// Where the checkout is, for tests that read its files (samples, shared
+// inputs, golden data). Only source_dir.cpp is compiled with the path: every
+// other test object compiles the same in any clone, so a clean clone (CI)
+// reuses the objects ccache holds instead of recompiling every test.
+#pragma once
+
+namespace topoplan::test {
+
+/// The checkout's root, absolute.
+const char* source_dir();
+
+}  // namespace topoplan::test
+
+#define TOPOPLAN_SOURCE_DIR (::topoplan::test::source_dir())
