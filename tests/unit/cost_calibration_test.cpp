@@ -1,6 +1,5 @@
 // The cost model against the published measurements of bench/data: the same
 // comparison bench/calibration_report.cpp prints, with issue 10's bounds.
-#include "source_dir.hpp"
 #include "topoplan/cost/calibration.hpp"
 
 #include <fstream>
@@ -8,6 +7,8 @@
 #include <sstream>
 
 #include <catch2/catch.hpp>
+
+#include "source_dir.hpp"
 
 using namespace topoplan;
 

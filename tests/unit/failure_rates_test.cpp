@@ -1,6 +1,5 @@
 // Failure-rate files (lib/include/topoplan/io/failure_rates.hpp): reading,
 // every problem with its place, and rates resolved onto a topology.
-#include "source_dir.hpp"
 #include "topoplan/io/failure_rates.hpp"
 
 #include <catch2/catch.hpp>
@@ -8,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "source_dir.hpp"
 #include "test_presets.hpp"
 
 using namespace topoplan;

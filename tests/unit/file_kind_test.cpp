@@ -1,11 +1,12 @@
 // What a file given in the wrong place seems to be, for the error message.
-#include "source_dir.hpp"
 #include "topoplan/io/file_kind.hpp"
 
 #include <fstream>
 #include <sstream>
 
 #include <catch2/catch.hpp>
+
+#include "source_dir.hpp"
 
 using namespace topoplan;
 

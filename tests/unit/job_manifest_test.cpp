@@ -1,6 +1,5 @@
 // Kubernetes workloads and sbatch scripts as job inputs: what each kind and
 // annotation becomes, what is warned about, rejected or refused as input.
-#include "source_dir.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
 
 #include <catch2/catch.hpp>
@@ -10,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "source_dir.hpp"
 #include "topoplan/io/topology_source.hpp"
 
 using namespace topoplan;

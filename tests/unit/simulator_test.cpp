@@ -1,7 +1,6 @@
 // The simulator: a tiny trace checked by hand under naive and topo, the
 // queue and backfill rule, the slowdown as documented, failures, and
 // invariants on the public traces.
-#include "source_dir.hpp"
 #include "topoplan/simulate/simulator.hpp"
 
 #include <catch2/catch.hpp>
@@ -9,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "source_dir.hpp"
 #include "test_presets.hpp"
 #include "topoplan/io/failure_rates.hpp"
 

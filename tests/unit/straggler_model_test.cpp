@@ -1,7 +1,6 @@
 // The straggler model and speed-aware placement: a synchronous job runs at
 // its slowest member's pace, so the planner keeps slow devices out of fast
 // groups, never uses down devices, and weighs speed against communication.
-#include "source_dir.hpp"
 #include "topoplan/placement/straggler_model.hpp"
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "source_dir.hpp"
 #include "test_presets.hpp"
 #include "topoplan/io/device_perf.hpp"
 #include "topoplan/placement/job_pricer.hpp"

@@ -1,7 +1,6 @@
 // Trace readers: topoplan's CSV with its errors, and the public traces read
 // the way topoplan-formats(5) TRACES documents (counts checked with an
 // independent CSV parser: Python's csv module over the same files).
-#include "source_dir.hpp"
 #include "topoplan/simulate/trace.hpp"
 
 #include <catch2/catch.hpp>
@@ -9,6 +8,8 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+
+#include "source_dir.hpp"
 
 using namespace topoplan;
 
