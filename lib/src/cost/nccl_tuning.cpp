@@ -12,7 +12,7 @@ double link_efficiency(const LinkType& type) {
     case LinkFamily::nvlink:
       switch (type.generation) {
         case 1: return 18.0 / 20.0;
-        case 2: return 20.0 / 25.0;
+        case 2:  // Volta and Ampere links: the same per-link rate
         case 3: return 20.0 / 25.0;
         case 4: return 20.6 / 25.0;
         case 5: return 40.1 / 50.0;

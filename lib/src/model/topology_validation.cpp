@@ -16,9 +16,8 @@ bool may_join(LinkFamily family, DeviceKind kind) {
   switch (family) {
     case LinkFamily::nvlink:
       return kind == DeviceKind::gpu || kind == DeviceKind::nvswitch || kind == DeviceKind::cpu;
-    case LinkFamily::nvlink_c2c:
-      return kind == DeviceKind::gpu || kind == DeviceKind::cpu;
-    case LinkFamily::xgmi:
+    case LinkFamily::nvlink_c2c:  // Grace to Hopper/Blackwell
+    case LinkFamily::xgmi:        // AMD GPUs and EPYC sockets
       return kind == DeviceKind::gpu || kind == DeviceKind::cpu;
     case LinkFamily::groq_c2c:
       return kind == DeviceKind::lpu;
