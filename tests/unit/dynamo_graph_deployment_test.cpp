@@ -4,9 +4,6 @@
 // policy, and what Dynamo's webhook refuses.
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
-
 #include "source_dir.hpp"
 #include "test_presets.hpp"
 
@@ -17,14 +14,6 @@ using namespace topoplan;
 using topoplan::test::preset;
 
 namespace {
-
-std::string file(const std::string& relative) {
-  std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/" + relative, std::ios::binary);
-  REQUIRE(in);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 ManifestJobs read(const std::string& text, const Topology& t) {
   ManifestOptions o;
@@ -56,7 +45,7 @@ TEST_CASE("a DynamoGraphDeployment reads the same in v1alpha1 and v1beta1", "[dy
   for (const char* path : {"tests/data/dynamo/examples_backends_trtllm_deploy_disagg-multinode.yaml",
                            "tests/data/dynamo/examples_backends_trtllm_deploy_v1beta1_disagg-multinode.yaml"}) {
     INFO(path);
-    const ManifestJobs out = read(file(path), t);
+    const ManifestJobs out = read(topoplan::test::source_file(path), t);
     CHECK(out.rejections.empty());
     REQUIRE(out.jobs.size() == 1);
     const Job& job = out.jobs[0];
@@ -86,7 +75,7 @@ TEST_CASE("a DynamoGraphDeployment reads the same in v1alpha1 and v1beta1", "[dy
 
 TEST_CASE("a graph's packDomain and KV transfer policy resolve through its ClusterTopology", "[dynamo]") {
   const Topology t = preset("gb200-nvl72:racks=4");
-  const ManifestJobs out = read(file("tests/data/dynamo/serving-gb200.yaml"), t);
+  const ManifestJobs out = read(topoplan::test::source_file("tests/data/dynamo/serving-gb200.yaml"), t);
   CHECK(out.rejections.empty());
   // The one warning: the engines' --model is in the model table.
   REQUIRE(out.warnings.size() == 1);
@@ -165,7 +154,7 @@ TEST_CASE("what a graph without GPUs, or with a KV policy but no prefill, is tol
 
 TEST_CASE("what Dynamo's webhook refuses is a rejection, one per graph", "[dynamo]") {
   const Topology t = preset("gb200-nvl72:racks=2");
-  const ManifestJobs out = read(file("tests/data/dynamo/refused.yaml"), t);
+  const ManifestJobs out = read(topoplan::test::source_file("tests/data/dynamo/refused.yaml"), t);
   CHECK(out.jobs.empty());
   const std::string text = messages(out.rejections);
   for (const char* graph_name : {"no-profile", "unknown-domain", "broader", "no-pack-domain", "same-names",

@@ -4,9 +4,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
-
 #include "source_dir.hpp"
 #include "test_presets.hpp"
 
@@ -84,12 +81,10 @@ TEST_CASE("failure rates: every problem is reported with its place") {
 }
 
 TEST_CASE("failure rates: the sample reads on a built-in topology") {
-  std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/samples/failure-rates-llama3.yaml");
-  std::stringstream text;
-  text << in.rdbuf();
-  REQUIRE_FALSE(text.str().empty());
+  const std::string text = topoplan::test::source_file("samples/failure-rates-llama3.yaml");
+  REQUIRE_FALSE(text.empty());
   Topology t = preset("dgx-h100:nodes=4");
-  FailureRates r = parse_failure_rates(text.str(), "failure-rates-llama3.yaml", t);
+  FailureRates r = parse_failure_rates(text, "failure-rates-llama3.yaml", t);
   CHECK(r.rates.size() == 4);
   double gpu_day = 0;
   for (const ComponentRate& c : component_rates(t, r))

@@ -1,9 +1,6 @@
 // What a file given in the wrong place seems to be, for the error message.
 #include "topoplan/io/file_kind.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include <catch2/catch.hpp>
 
 #include "source_dir.hpp"
@@ -13,12 +10,9 @@ using namespace topoplan;
 namespace {
 
 std::string file(const std::string& relative) {
-  std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/" + relative, std::ios::binary);
-  REQUIRE(in);
-  std::ostringstream s;
-  s << in.rdbuf();
-  REQUIRE(!s.str().empty());
-  return s.str();
+  std::string text = topoplan::test::source_file(relative);
+  REQUIRE(!text.empty());
+  return text;
 }
 
 }  // namespace

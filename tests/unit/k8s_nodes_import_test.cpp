@@ -6,10 +6,8 @@
 #include "import_test_support.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
@@ -27,13 +25,7 @@ using topoplan::test::level_names;
 
 namespace {
 
-std::string slurp(const std::string& name) {
-  std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/tests/data/k8s/" + name);
-  REQUIRE(in);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string slurp(const std::string& name) { return topoplan::test::source_file("tests/data/k8s/" + name); }
 
 ImportResult import(const std::string& path, const std::string& text, ImportOptions options = {}) {
   const ImportFormat* f = find_import_format("k8s-nodes");

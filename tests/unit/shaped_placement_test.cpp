@@ -2,9 +2,7 @@
 // order, spare nodes kept, reasons when the shape is not there, and check's
 // verdict on a broken or non-uniform chain.
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <catch2/catch.hpp>
 
@@ -159,13 +157,10 @@ TEST_CASE("shaped jobs: check reports a chain that is not contiguous or not unif
 }
 
 TEST_CASE("shaped jobs: samples/jobs-groq.yaml plans as its comments say") {
-  std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/samples/jobs-groq.yaml");
-  REQUIRE(in);
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = topoplan::test::source_file("samples/jobs-groq.yaml");
   Topology t = preset("groq:racks=2");
   PlanOptions o;
-  Plan p = plan_jobs(t, parse_jobs_yaml(text.str(), "jobs-groq.yaml"), o);
+  Plan p = plan_jobs(t, parse_jobs_yaml(text, "jobs-groq.yaml"), o);
   REQUIRE(p.jobs.size() == 4);
   const LevelIndex rack = *t.find_level("rack");
   for (std::size_t j = 0; j < p.jobs.size(); ++j) {

@@ -5,9 +5,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
-
 #include "source_dir.hpp"
 #include "test_presets.hpp"
 #include "topoplan/io/failure_rates.hpp"
@@ -19,12 +16,7 @@ namespace {
 
 Trace csv(const std::string& text) { return read_trace(text, "trace.csv", {}); }
 
-std::string slurp(const std::string& relative) {
-  std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/" + relative, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string slurp(const std::string& relative) { return topoplan::test::source_file(relative); }
 
 const JobOutcome& job(const PolicyRun& run, const Trace& trace, const std::string& id) {
   for (std::size_t i = 0; i < trace.jobs.size(); ++i)

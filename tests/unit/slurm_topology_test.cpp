@@ -10,7 +10,6 @@
 #include "topoplan/model/fabric.hpp"
 #include "topoplan/model/topology_summary.hpp"
 
-#include <fstream>
 #include <optional>
 #include <sstream>
 
@@ -29,13 +28,7 @@ using topoplan::test::preset;
 
 namespace {
 
-std::string slurp(const std::string& name) {
-  std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/tests/data/slurm/" + name);
-  REQUIRE(in.good());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string slurp(const std::string& name) { return topoplan::test::source_file("tests/data/slurm/" + name); }
 
 ImportResult import_text(const std::string& path, const std::string& text, const ImportOptions& options = {}) {
   ImportSource source{path, text};

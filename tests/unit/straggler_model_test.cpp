@@ -4,10 +4,8 @@
 #include "topoplan/placement/straggler_model.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <functional>
 #include <set>
-#include <sstream>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -112,19 +110,13 @@ TEST_CASE("speed-aware placement: speed is weighed against communication in one 
 }
 
 TEST_CASE("speed-aware placement: the PAL-derived sample is never slower than speed-blind") {
-  auto slurp = [](const std::string& path) {
-    std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/" + path);
-    REQUIRE(in);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  };
   Topology base = preset("dgx-h100:nodes=49");
   Topology t = with_device_overrides(
-      base, read_device_perf(slurp("samples/variability/perf-longhorn-sgemm.csv"), "perf.csv", base));
+      base,
+      read_device_perf(topoplan::test::source_file("samples/variability/perf-longhorn-sgemm.csv"), "perf.csv", base));
   REQUIRE(has_speed_variation(t));
   JobPricer pricer(t);
-  const std::string jobs = slurp("samples/variability/jobs-sync.yaml");
+  const std::string jobs = topoplan::test::source_file("samples/variability/jobs-sync.yaml");
   Plan aware = plan(t, jobs, "topo", &pricer);
   Plan blind = plan(base, jobs, "topo", &pricer);  // the same planner without speeds
   // The job placed first (pretrain-128, priority 10) sees the same idle
@@ -245,12 +237,8 @@ TEST_CASE("per-job performance class: unknown classes and jobs without one under
 }
 
 TEST_CASE("per-job performance class: PAL's bert and resnet speeds of the same GPUs place two jobs apart") {
-  std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/samples/variability/perf-longhorn-bert-resnet.csv");
-  REQUIRE(in);
-  std::stringstream text;
-  text << in.rdbuf();
   Topology base = preset("dgx-h100:nodes=15");
-  Topology t = with_classes(base, text.str());
+  Topology t = with_classes(base, topoplan::test::source_file("samples/variability/perf-longhorn-bert-resnet.csv"));
   REQUIRE(t.speed_classes().size() == 2);
   // A compute-bound job of 8 sees its class's 8th fastest GPU at best.
   std::vector<std::vector<DeviceId>> placed;

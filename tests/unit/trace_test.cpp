@@ -6,8 +6,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "source_dir.hpp"
 
@@ -15,12 +13,7 @@ using namespace topoplan;
 
 namespace {
 
-std::string slurp(const std::string& relative) {
-  std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/" + relative, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string slurp(const std::string& relative) { return topoplan::test::source_file(relative); }
 
 std::vector<std::string> errors_of(const std::string& text) {
   try {
