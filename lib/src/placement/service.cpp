@@ -70,6 +70,8 @@ void attach_service(Job& job, std::shared_ptr<Service> service) {
   if (s.roles.size() == 1 && s.roles.front().replicas == 1) {
     job.parallelism = s.roles.front().parallelism;
   } else {
+    // The planner keeps runs of the largest common TP size in one node.
+    job.parallelism = Parallelism{};
     job.parallelism.tp = s.granule();
     job.parallelism.dp = job.per_replica / job.parallelism.tp;
   }

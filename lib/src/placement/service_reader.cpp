@@ -259,18 +259,7 @@ void JobReader::read_service(yaml::MapReader& m, Job& job) {
     sink_.error(m.where("roles"), fmt::format("service '{}' asks for {} accelerators a slice; at most 100000000",
                                               job.name, per_slice));
   if (sink_.size() != before || s.roles.empty()) return;
-  job.replicas = s.slices;
-  job.per_replica = s.slice_accelerators();
-  // The planner keeps runs of the largest common TP size in one node.
-  const std::uint32_t g = s.granule();
-  if (s.roles.size() == 1 && s.roles.front().replicas == 1) {
-    job.parallelism = s.roles.front().parallelism;
-  } else {
-    job.parallelism = Parallelism{};
-    job.parallelism.tp = g;
-    job.parallelism.dp = job.per_replica / g;
-  }
-  job.service = std::move(service);
+  attach_service(job, std::move(service));
 }
 
 }  // namespace topoplan
