@@ -275,3 +275,67 @@ TEST_CASE("a service's plan reads back with its roles, slices, guarantee and wor
     }
   }
 }
+
+TEST_CASE("kv_transfer same_host: false keeps a slice's prefill and decode off a shared node") {
+  // AWS EFA: NIXL's same-node transfers fail (inference.md), so prefill and
+  // decode of one slice must sit on different nodes.
+  const Topology t = preset("dgx-h100:nodes=64");
+  const JobPricer pricer(t);
+  const std::string spec = R"(jobs:
+  - name: disagg
+    roles:
+      prefill: {gpus_per_replica: 4, parallelism: {tp: 4}}
+      decode: {gpus_per_replica: 4, parallelism: {tp: 4}}
+    workload: {parameters: 8B, kv_bytes_per_token: 128KiB, prompt_tokens: 8000}
+    kv_transfer: {same_host: false}
+)";
+  const CostModel model(t);
+  // One node holds both: a problem, and no KV path is priced (the only
+  // decode cannot be reached).
+  const Plan shared = evaluated(t, spec + "    devices: \"h100-00000/gpu[0-7]\"\n", pricer);
+  CHECK(any_problem(shared.placements[0], "kv_transfer: slice 1 prefill 1 and decode 1 share node h100-00000"));
+  CHECK_FALSE(service_report(t, shared, 0, &model).kv.known);
+  // Two nodes under one leaf: no problem, the KV goes over the network, and
+  // one node holding both is not held up as the better path.
+  const Plan apart = evaluated(t, spec + "    devices: \"h100-00000/gpu[0-3],h100-00001/gpu[0-3]\"\n", pricer);
+  CHECK_FALSE(any_problem(apart.placements[0], "kv_transfer"));
+  CHECK_FALSE(any_problem(apart.placements[0], "kv path"));
+  const ServiceReport r = service_report(t, apart, 0, &model);
+  REQUIRE(r.kv.known);
+  CHECK_FALSE(r.kv.scale_up);
+  // Across the SU spine it is still a worse path than two nodes of one SU.
+  const Plan far = evaluated(t, spec + "    devices: \"h100-00000/gpu[0-3],h100-00040/gpu[0-3]\"\n", pricer);
+  CHECK(any_problem(far.placements[0], "kv path: slice 1 hands its KV over through the cluster level"));
+  // Without the switch, sharing the node is the best path and no problem.
+  std::string allowed = spec;
+  allowed.replace(allowed.find("    kv_transfer: {same_host: false}\n"), 36, "");
+  CHECK(problems_text(evaluated(t, allowed + "    devices: \"h100-00000/gpu[0-7]\"\n", pricer).placements[0]).empty());
+  // The switch survives a plan file round trip.
+  std::ostringstream out;
+  write_plan_yaml(out, t, apart);
+  CHECK(contains(out.str(), "same_host: false"));
+  const Plan back = parse_plan_yaml(out.str(), "plan", t);
+  REQUIRE(back.jobs[0].service);
+  CHECK_FALSE(back.jobs[0].service->kv_same_host);
+}
+
+TEST_CASE("kv_transfer: same_host is true or false, and enforcement needs a level") {
+  const Topology t = preset("dgx-h100:nodes=2");
+  auto error_of = [&](const std::string& kv) {
+    try {
+      parse_jobs_yaml(
+          "jobs:\n  - name: d\n    roles: {prefill: {gpus_per_replica: 4}, decode: {gpus_per_replica: 4}}\n"
+          "    kv_transfer: " +
+              kv + "\n",
+          "jobs.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error_of("{same_host: false}").empty());
+  CHECK(error_of("{level: node, same_host: true}").empty());
+  CHECK(contains(error_of("{same_host: maybe}"), "'same_host' is true or false, not 'maybe'"));
+  CHECK(contains(error_of("{enforcement: required, same_host: false}"), "'enforcement' applies to a 'level'"));
+  CHECK(contains(error_of("{enforcement: required}"), "level"));
+}

@@ -268,9 +268,13 @@ void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, st
       w.end_object();
     }
     if (svc->isolation != Isolation::none) w.field("isolation", std::string(isolation_name(svc->isolation)));
-    if (svc->kv_level)
-      w.key("kv_transfer").begin_object().field("level", *svc->kv_level)
-          .field("enforcement", svc->kv_required ? "required" : "preferred").end_object();
+    if (svc->kv_level || !svc->kv_same_host) {
+      w.key("kv_transfer").begin_object();
+      if (svc->kv_level)
+        w.field("level", *svc->kv_level).field("enforcement", svc->kv_required ? "required" : "preferred");
+      if (!svc->kv_same_host) w.field("same_host", false);
+      w.end_object();
+    }
   }
   // The workload goes along, so that evaluate, --occupied and cost --plan
   // price a plan's jobs as the manifest described them.

@@ -187,9 +187,18 @@ void JobReader::read_service(yaml::MapReader& m, Job& job) {
   }
   if (m.has("kv_transfer")) {
     yaml::MapReader k(m.get("kv_transfer"), file_, sink_, "'kv_transfer'");
-    k.allow({"level", "enforcement"});
+    k.allow({"level", "enforcement", "same_host"});
     if (k.ok()) {
-      s.kv_level = k.string("level", true);
+      if (auto same = k.string("same_host")) {
+        if (*same == "true" || *same == "false")
+          s.kv_same_host = *same == "true";
+        else
+          sink_.error(k.where("same_host"), fmt::format("'same_host' is true or false, not '{}'", *same));
+      }
+      // A level says where decode must be; same_host alone needs none.
+      s.kv_level = k.string("level", !k.has("same_host"));
+      if (k.has("enforcement") && !s.kv_level)
+        sink_.error(k.where("enforcement"), "'enforcement' applies to a 'level'; give one");
       const std::string e = k.string("enforcement").value_or("preferred");
       if (e == "required" || e == "preferred")
         s.kv_required = e == "required";

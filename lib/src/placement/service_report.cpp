@@ -11,6 +11,7 @@
 #include "topoplan/cost/cost_model.hpp"
 #include "topoplan/io/hostlist.hpp"
 #include "topoplan/model/fabric.hpp"
+#include "topoplan/model/node_size.hpp"
 #include "topoplan/placement/service_latency.hpp"
 #include "topoplan/placement/straggler_model.hpp"
 #include "topoplan/support/json_writer.hpp"
@@ -65,6 +66,14 @@ LevelIndex common_level(const Topology& t, std::span<const DeviceId> a, std::spa
     for (DeviceId d : b) same = same && t.ancestor(t.device(d).domain, l) == first;
     if (same || l == 0) return l;
   }
+}
+
+// A node holding devices of both lists (the first in `a`'s order), or kNone.
+DomainId shared_node(const Topology& t, std::span<const DeviceId> a, std::span<const DeviceId> b) {
+  for (DeviceId x : a)
+    for (DeviceId y : b)
+      if (t.device(x).domain == t.device(y).domain) return t.device(x).domain;
+  return kNone;
 }
 
 std::string ms_text(double ms) {
@@ -139,6 +148,9 @@ ServiceReport service_report(const Topology& t, const Plan& plan, std::size_t j,
         best.seconds = -1;
         for (const RoleReplica& dec : slices[k]) {
           if (!s.roles[dec.role].is_decode() || dec.devices.empty()) continue;
+          // A transfer engine that refuses same-node transfers cannot hand
+          // over to a decode replica on a node the prefill replica uses.
+          if (!s.kv_same_host && shared_node(t, pre.devices, dec.devices) != kNone) continue;
           const KvTransferCost c = model->kv_transfer(pre.devices, dec.devices, bytes);
           if (best.seconds >= 0 && c.seconds >= best.seconds) continue;
           best.seconds = c.reachable ? c.seconds : std::numeric_limits<double>::infinity();
@@ -275,6 +287,25 @@ void add_service_problems(const Topology& t, const Plan& plan, std::size_t j, co
           }
     }
 
+    // Same-node hand-over where the fabric refuses it.
+    if (!s.kv_same_host && s.disaggregated()) {
+      bool reported = false;
+      for (const RoleReplica& pre : roles) {
+        if (!s.roles[pre.role].is_prefill() || reported) continue;
+        for (const RoleReplica& dec : roles) {
+          if (!s.roles[dec.role].is_decode()) continue;
+          if (const DomainId node = shared_node(t, pre.devices, dec.devices); node != kNone) {
+            problems.push_back(
+                fmt::format("kv_transfer: slice {} prefill {} and decode {} share node {}, but "
+                            "same_host is false (the transfer engine refuses same-node transfers)",
+                            k + 1, pre.replica + 1, dec.replica + 1, t.hostname(node)));
+            reported = true;
+            break;
+          }
+        }
+      }
+    }
+
     // KV policy: every domain of its level holding prefill holds decode.
     if (s.kv_level && s.kv_required)
       if (auto level = t.find_level(*s.kv_level)) {
@@ -304,8 +335,15 @@ void add_service_problems(const Topology& t, const Plan& plan, std::size_t j, co
       if (role.is_decode()) dec = std::max(dec, role.per_replica);
     }
     pair = pre + dec;
+    LevelIndex finest = t.host_level();
+    if (!s.kv_same_host && finest > 1) {
+      // Prefill and decode on different nodes: each takes whole nodes.
+      const std::uint32_t node = std::max(1u, typical_node_accelerators(t));
+      pair = (pre + node - 1) / node * node + (dec + node - 1) / node * node;
+      finest = t.host_level() - 1;
+    }
     LevelIndex could = 0;
-    for (LevelIndex l = t.host_level(); l > 0 && could == 0; --l) {
+    for (LevelIndex l = finest; l > 0 && could == 0; --l) {
       auto [first, last] = t.domains_at(l);
       for (DomainId d = first; d < last; ++d)
         if (t.domain(d).accel_end - t.domain(d).accel_begin >= pair) {

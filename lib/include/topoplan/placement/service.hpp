@@ -93,6 +93,11 @@ struct Service {
   /// the same slice; `kv_required` makes a violation a check failure.
   std::optional<std::string> kv_level;
   bool kv_required = false;
+  /// Whether a prefill and a decode replica of one slice may share a node.
+  /// Not on fabrics whose transfer engine refuses same-node transfers (NIXL
+  /// over AWS EFA, inference.md): the KV of a prefill replica then only goes
+  /// to decode replicas on other nodes, and sharing one is a check failure.
+  bool kv_same_host = true;
   SourceLocation where;
 
   std::uint32_t slice_accelerators() const;
