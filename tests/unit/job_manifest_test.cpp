@@ -441,6 +441,23 @@ TEST_CASE("sbatch: job name from the file, GPU type as model, segments as replic
   CHECK(range.warnings.size() == 1);
 }
 
+TEST_CASE("sbatch: --gpus-per-task counts one task per node without -n, and an uneven total warns at it") {
+  Topology t = preset("dgx-h100:nodes=4");
+  // sbatch(1): without --ntasks, one task per node.
+  ManifestJobs per_node = read("#!/bin/bash\n#SBATCH -N 3\n#SBATCH --gpus-per-task=4\n", t, {}, "a.sh");
+  REQUIRE(per_node.jobs.size() == 1);
+  CHECK(per_node.jobs[0].accelerators() == 12);
+  CHECK(per_node.warnings.empty());
+  // 2 tasks x 4 GPUs over 3 nodes: the warning points at --gpus-per-task (a
+  // fuzzer found it dereferencing a --gpus that was never given).
+  ManifestJobs uneven = read("#!/bin/bash\n#SBATCH -N 3 -n 2\n#SBATCH --gpus-per-task=4\n", t, {}, "b.sh");
+  REQUIRE(uneven.jobs.size() == 1);
+  CHECK(uneven.jobs[0].accelerators() == 8);
+  REQUIRE(uneven.warnings.size() == 1);
+  CHECK(uneven.warnings[0].where.str() == "b.sh:3:9");
+  CHECK_THAT(uneven.warnings[0].message, Catch::Contains("8 GPUs do not split evenly over 3 nodes"));
+}
+
 TEST_CASE("sbatch: unknown options and missing values are input errors") {
   Topology t = preset("gb200-nvl72:racks=1");
   std::string e = error_of("#!/bin/bash\n#SBATCH --nodez=4\n#SBATCH -N four\n#SBATCH --gpus-per-node\n", t, "e.sh");

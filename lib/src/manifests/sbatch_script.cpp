@@ -319,7 +319,11 @@ void ScriptReader::finish(const SourceLocation& script) {
     }
   }
   std::optional<long long> total;
-  if (const Given* g = get("gpus")) total = gpu_count(*g, "gpus");
+  const Given* total_from = nullptr;  // the option the total came from
+  if (const Given* g = get("gpus")) {
+    total = gpu_count(*g, "gpus");
+    total_from = g;
+  }
   if (const Given* g = get("gpus-per-task")) {
     auto per_task = gpu_count(*g, "gpus-per-task");
     std::optional<long long> tasks;
@@ -328,12 +332,16 @@ void ScriptReader::finish(const SourceLocation& script) {
       auto per = number(*pn, "ntasks-per-node", 1, 1'000'000);
       if (per) tasks = *per * nodes.value_or(1);
     }
+    // Without -n, sbatch runs one task per node (sbatch(1), --ntasks).
+    if (!tasks) tasks = nodes.value_or(1);
     if (per_task && !total) {
-      if (*per_task > 0 && tasks.value_or(1) > 100'000'000 / *per_task)
+      if (*per_task > 0 && *tasks > 100'000'000 / *per_task)
         sink_.error(g->where, fmt::format("--gpus-per-task {} x {} tasks are more GPUs than topoplan plans", *per_task,
-                                          tasks.value_or(1)));
-      else
-        total = *per_task * tasks.value_or(1);
+                                          *tasks));
+      else {
+        total = *per_task * *tasks;
+        total_from = g;
+      }
     }
   }
   if (sink_.size() != errors) return;
@@ -354,8 +362,8 @@ void ScriptReader::finish(const SourceLocation& script) {
     s.accelerators = static_cast<std::uint32_t>(*total / *nodes);
   } else if (total) {
     if (nodes)
-      warn(get("gpus")->where, fmt::format("{} GPUs do not split evenly over {} nodes; topoplan plans {} GPUs", *total,
-                                           *nodes, *total));
+      warn(total_from ? total_from->where : script,
+           fmt::format("{} GPUs do not split evenly over {} nodes; topoplan plans {} GPUs", *total, *nodes, *total));
     s.pods = static_cast<std::uint64_t>(*total);
     s.accelerators = 1;
   } else {
