@@ -152,6 +152,10 @@ struct CountIndex::Impl {
   std::vector<std::int64_t> pods;  // per domain, as in `order`
   std::vector<std::uint32_t> level;
   std::vector<std::uint32_t> rank;
+  // Counts set but not yet in `order`.
+  std::vector<std::int64_t> want;
+  std::vector<std::uint32_t> dirty;
+  std::vector<std::uint8_t> flagged;
 };
 
 CountIndex::CountIndex(const Tree& tree) : impl_(std::make_unique<Impl>()) {
@@ -159,6 +163,8 @@ CountIndex::CountIndex(const Tree& tree) : impl_(std::make_unique<Impl>()) {
   x.order.resize(tree.levels());
   x.by_rank.resize(tree.levels());
   x.pods.assign(tree.domain_count(), 0);
+  x.want.assign(tree.domain_count(), 0);
+  x.flagged.assign(tree.domain_count(), 0);
   x.level.resize(tree.domain_count());
   x.rank.resize(tree.domain_count());
   for (std::uint32_t l = 0; l < tree.levels(); ++l) {
@@ -174,16 +180,30 @@ CountIndex::CountIndex(const Tree& tree) : impl_(std::make_unique<Impl>()) {
 
 void CountIndex::set(std::uint32_t d, std::int64_t pods) {
   Impl& x = *impl_;
-  if (x.pods[d] == pods) return;
-  auto& order = x.order[x.level[d]];
-  // The same tree node, re-keyed: no allocation per change.
-  if (auto node = order.extract({x.pods[d], x.rank[d]})) {
-    node.value().first = pods;
-    order.insert(std::move(node));
-  } else {
-    order.emplace(pods, x.rank[d]);
+  x.want[d] = pods;
+  if (x.flagged[d]) return;
+  x.flagged[d] = 1;
+  x.dirty.push_back(d);
+}
+
+const CountIndex::Impl& CountIndex::impl() const {
+  Impl& x = *impl_;
+  for (std::uint32_t d : x.dirty) {
+    x.flagged[d] = 0;
+    const std::int64_t pods = x.want[d];
+    if (x.pods[d] == pods) continue;
+    auto& order = x.order[x.level[d]];
+    // The same tree node, re-keyed: no allocation per change.
+    if (auto node = order.extract({x.pods[d], x.rank[d]})) {
+      node.value().first = pods;
+      order.insert(std::move(node));
+    } else {
+      order.emplace(pods, x.rank[d]);
+    }
+    x.pods[d] = pods;
   }
-  x.pods[d] = pods;
+  x.dirty.clear();
+  return x;
 }
 
 CountIndex::~CountIndex() = default;

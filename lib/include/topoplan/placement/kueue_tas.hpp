@@ -172,10 +172,12 @@ Assignment assign(const Tree& tree, Workspace& workspace, const std::vector<Leaf
 class CountIndex {
  public:
   explicit CountIndex(const Tree& tree);
-  /// Domain `d` now holds `pods`.
+  /// Domain `d` now holds `pods`. Applied on the next impl(): a domain whose
+  /// count changes many times between two lookups (a rack, as a job takes
+  /// its nodes one by one) is re-sorted once.
   void set(std::uint32_t d, std::int64_t pods);
   struct Impl;
-  const Impl& impl() const { return *impl_; }
+  const Impl& impl() const;
   ~CountIndex();
   CountIndex(CountIndex&&) noexcept;
   CountIndex& operator=(CountIndex&&) noexcept;
