@@ -235,6 +235,11 @@ TEST_CASE("Grove refuses counts and clique names its webhook does not accept", "
   const std::string both = messages(read({{pcs("", twice), "p.yaml"}}, t).rejections);
   CHECK_THAT(both, Catch::Contains("scaling group name 'decode' is given twice"));
   CHECK_THAT(both, Catch::Contains("clique 'dworker' is in scaling groups 'decode' and 'decode'"));
+  // One clique twice in one group (a fuzzer found it indexing a group not yet kept).
+  std::string repeated = pcs("", "");
+  repeated.replace(repeated.find("[dleader, dworker]"), 18, "[dleader, dworker, dworker]");
+  CHECK_THAT(messages(read({{repeated, "p.yaml"}}, t).rejections),
+             Catch::Contains("scaling group 'decode' lists clique 'dworker' twice"));
   // Malformed input is an input error, not a verdict.
   std::string junk = pcs("", "");
   junk.replace(junk.find("replicas: 2\n  template"), 11, "replicas: two");

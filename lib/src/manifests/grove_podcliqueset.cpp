@@ -486,7 +486,9 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
             unknown.push_back(name);
             continue;
           }
-          if (q->group >= 0)
+          if (q->group == static_cast<int>(groups.size()))  // this group, which is not in `groups` yet
+            reject(where(n), fmt::format("scaling group '{}' lists clique '{}' twice", sg.name, name));
+          else if (q->group >= 0)
             reject(where(n), fmt::format("clique '{}' is in scaling groups '{}' and '{}'", name,
                                          groups[static_cast<std::size_t>(q->group)].name, sg.name));
           else
