@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "../io/yaml_support.hpp"
 #include "topoplan/placement/job.hpp"
 #include "topoplan/cost/byte_size.hpp"
@@ -45,6 +47,14 @@ class JobReader {
       sink_.error(m.where(key), e.diagnostics().front().message);
       return std::nullopt;
     }
+  }
+  /// A `true` or `false` key; anything else is an error naming the key.
+  std::optional<bool> flag(yaml::MapReader& m, std::string_view key) {
+    auto text = m.string(key);
+    if (!text) return std::nullopt;
+    if (*text == "true" || *text == "false") return *text == "true";
+    sink_.error(m.where(key), fmt::format("'{}' is true or false, not '{}'", key, *text));
+    return std::nullopt;
   }
   void read_parallelism(const yaml::Node& node, Job& job);
   void read_workload(const yaml::Node& node, Job& job);

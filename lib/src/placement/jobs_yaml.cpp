@@ -102,12 +102,7 @@ void JobReader::read_workload(const yaml::Node& node, Job& job) {
     }
   }
   w.gradient_bytes = bytes(m, "gradient_bytes").value_or(0);
-  if (auto sharded = m.string("sharded")) {
-    if (*sharded == "true" || *sharded == "false")
-      w.sharded = *sharded == "true";
-    else
-      sink_.error(m.where("sharded"), fmt::format("'sharded' is true or false, not '{}'", *sharded));
-  }
+  if (auto sharded = flag(m, "sharded")) w.sharded = *sharded;
   w.layers = count(m, "layers", 1, 100'000).value_or(0);
   w.moe_layers = count(m, "moe_layers", 1, 100'000).value_or(0);
   w.activation_bytes = bytes(m, "activation_bytes").value_or(0);
@@ -150,11 +145,8 @@ void JobReader::read_shape(yaml::MapReader& m, Job& job) {
                                                 hint.empty() ? "" : "; ", hint));
     }
   }
-  if (auto d = m.string("deterministic")) {
-    if (*d == "true" || *d == "false")
-      job.deterministic = *d == "true";
-    else
-      sink_.error(m.where("deterministic"), fmt::format("'deterministic' is true or false, not '{}'", *d));
+  if (m.has("deterministic")) {
+    if (auto d = flag(m, "deterministic")) job.deterministic = *d;
     if (job.deterministic && !m.has("shape"))
       sink_.error(m.where("deterministic"), "'deterministic' asks for uniform hops of a shape; give 'shape: chain', "
                                             "'ring' or 'group'");

@@ -189,12 +189,7 @@ void JobReader::read_service(yaml::MapReader& m, Job& job) {
     yaml::MapReader k(m.get("kv_transfer"), file_, sink_, "'kv_transfer'");
     k.allow({"level", "enforcement", "same_host"});
     if (k.ok()) {
-      if (auto same = k.string("same_host")) {
-        if (*same == "true" || *same == "false")
-          s.kv_same_host = *same == "true";
-        else
-          sink_.error(k.where("same_host"), fmt::format("'same_host' is true or false, not '{}'", *same));
-      }
+      if (auto same = flag(k, "same_host")) s.kv_same_host = *same;
       // A level says where decode must be; same_host alone needs none.
       s.kv_level = k.string("level", !k.has("same_host"));
       if (k.has("enforcement") && !s.kv_level)
