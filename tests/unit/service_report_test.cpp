@@ -35,6 +35,15 @@ std::string problems_text(const JobPlacement& p) {
   return out;
 }
 
+// One prefill and one decode replica of 4 GPUs (TP 4), 8B, 8,000-token prompts.
+const char* const kDisaggregated = R"(jobs:
+  - name: disagg
+    roles:
+      prefill: {gpus_per_replica: 4, parallelism: {tp: 4}}
+      decode: {gpus_per_replica: 4, parallelism: {tp: 4}}
+    workload: {parameters: 8B, kv_bytes_per_token: 128KiB, prompt_tokens: 8000}
+)";
+
 Plan planned(const Topology& t, const std::string& jobs, const std::string& policy, const JobPricer& pricer) {
   PlanOptions o;
   o.policy = policy;
@@ -155,13 +164,7 @@ TEST_CASE("an EP group split over two NVL72 racks is a problem; inside one it is
 TEST_CASE("a KV hand-over across the SU spine when one node would hold both is a problem") {
   const Topology t = preset("dgx-h100:nodes=64");  // two 32-node SUs
   const JobPricer pricer(t);
-  const std::string spec = R"(jobs:
-  - name: disagg
-    roles:
-      prefill: {gpus_per_replica: 4, parallelism: {tp: 4}}
-      decode: {gpus_per_replica: 4, parallelism: {tp: 4}}
-    workload: {parameters: 8B, kv_bytes_per_token: 128KiB, prompt_tokens: 8000}
-)";
+  const std::string spec = kDisaggregated;
   // Dealing puts the first 4 accelerators (in topology order) on prefill.
   const Plan far = evaluated(t, spec + "    devices: \"h100-00000/gpu[0-3],h100-00040/gpu[0-3]\"\n", pricer);
   CHECK(any_problem(far.placements[0], "kv path: slice 1 hands its KV over through the cluster level"));
@@ -281,14 +284,7 @@ TEST_CASE("kv_transfer same_host: false keeps a slice's prefill and decode off a
   // decode of one slice must sit on different nodes.
   const Topology t = preset("dgx-h100:nodes=64");
   const JobPricer pricer(t);
-  const std::string spec = R"(jobs:
-  - name: disagg
-    roles:
-      prefill: {gpus_per_replica: 4, parallelism: {tp: 4}}
-      decode: {gpus_per_replica: 4, parallelism: {tp: 4}}
-    workload: {parameters: 8B, kv_bytes_per_token: 128KiB, prompt_tokens: 8000}
-    kv_transfer: {same_host: false}
-)";
+  const std::string spec = std::string(kDisaggregated) + "    kv_transfer: {same_host: false}\n";
   const CostModel model(t);
   // One node holds both: a problem, and no KV path is priced (the only
   // decode cannot be reached).
@@ -307,9 +303,9 @@ TEST_CASE("kv_transfer same_host: false keeps a slice's prefill and decode off a
   const Plan far = evaluated(t, spec + "    devices: \"h100-00000/gpu[0-3],h100-00040/gpu[0-3]\"\n", pricer);
   CHECK(any_problem(far.placements[0], "kv path: slice 1 hands its KV over through the cluster level"));
   // Without the switch, sharing the node is the best path and no problem.
-  std::string allowed = spec;
-  allowed.replace(allowed.find("    kv_transfer: {same_host: false}\n"), 36, "");
-  CHECK(problems_text(evaluated(t, allowed + "    devices: \"h100-00000/gpu[0-7]\"\n", pricer).placements[0]).empty());
+  CHECK(problems_text(
+            evaluated(t, kDisaggregated + std::string("    devices: \"h100-00000/gpu[0-7]\"\n"), pricer).placements[0])
+            .empty());
   // The switch survives a plan file round trip.
   std::ostringstream out;
   write_plan_yaml(out, t, apart);
