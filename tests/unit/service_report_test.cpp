@@ -315,6 +315,46 @@ TEST_CASE("kv_transfer same_host: false keeps a slice's prefill and decode off a
   CHECK_FALSE(back.jobs[0].service->kv_same_host);
 }
 
+TEST_CASE("topo keeps a slice's prefill and decode on different nodes of one SU when same_host is false") {
+  const Topology t = preset("dgx-h100:nodes=64");
+  const JobPricer pricer(t);
+  const CostModel model(t);
+  const LevelIndex su = *t.find_level("su");
+  const std::string together = std::string(kDisaggregated) + "    slices: 2\n";
+  const std::string apart = together + "    kv_transfer: {same_host: false}\n";
+  const Plan p = planned(t, apart, "topo", pricer);
+  REQUIRE(p.placements[0].placed);
+  CHECK(problems_text(p.placements[0]).empty());
+  REQUIRE(p.placements[0].replicas.size() == 2);
+  for (const std::vector<DeviceId>& slice : p.placements[0].replicas) {
+    const std::vector<RoleReplica> roles = assign_roles(t, *p.jobs[0].service, slice);
+    CHECK_FALSE(prefill_decode_shared_node(t, *p.jobs[0].service, roles));
+    // The KV stays under the SU's leaves, not across the spine.
+    std::set<DomainId> sus;
+    for (DeviceId d : slice) sus.insert(t.ancestor(t.device(d).domain, su));
+    CHECK(sus.size() == 1);
+  }
+  const ServiceReport r = service_report(t, p, 0, &model);
+  REQUIRE(r.kv.known);
+  CHECK_FALSE(r.kv.scale_up);
+  // Allowed to share a node, each slice keeps to one, and KV goes over NVLink.
+  const Plan shared = planned(t, together, "topo", pricer);
+  for (const std::vector<DeviceId>& slice : shared.placements[0].replicas)
+    CHECK(t.device(slice.front()).domain == t.device(slice.back()).domain);
+  CHECK(service_report(t, shared, 0, &model).kv.scale_up);
+  // The peers do not know the switch: each of their slices fits one node,
+  // and check says what that breaks.
+  for (const char* peer : {"slurm", "kueue", "naive"})
+    CHECK(any_problem(planned(t, apart, peer, pricer).placements[0], "share node"));
+  // One node cannot keep them apart: the slice stays there and check says so.
+  const Topology one = preset("dgx-h100:nodes=1");
+  const JobPricer one_pricer(one);
+  const Plan alone =
+      planned(one, std::string(kDisaggregated) + "    kv_transfer: {same_host: false}\n", "topo", one_pricer);
+  REQUIRE(alone.placements[0].placed);
+  CHECK(any_problem(alone.placements[0], "prefill 1 and decode 1 share node h100-00000"));
+}
+
 TEST_CASE("kv_transfer: same_host is true or false, and enforcement needs a level") {
   const Topology t = preset("dgx-h100:nodes=2");
   auto error_of = [&](const std::string& kv) {

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "service_fixtures.hpp"
 #include "test_presets.hpp"
 #include "topoplan/placement/job.hpp"
@@ -225,6 +227,72 @@ TEST_CASE("a slice's devices go to the largest roles first, runs in topology ord
   CHECK(roles[1].devices == std::vector<DeviceId>(t.accelerators().begin() + 12, t.accelerators().begin() + 16));
   CHECK(roles[2].role == 1);  // decode: the whole first node
   CHECK(roles[2].devices == std::vector<DeviceId>(t.accelerators().begin(), t.accelerators().begin() + 8));
+}
+
+TEST_CASE("same_host false deals prefill and decode to different nodes when the slice's nodes allow it") {
+  const Topology t = preset("dgx-h100:nodes=3");
+  auto service = [](bool same_host) {
+    const std::vector<Job> jobs = parse_jobs_yaml(std::string(R"(jobs:
+  - name: s
+    roles:
+      prefill: {gpus_per_replica: 4, parallelism: {tp: 4}}
+      decode: {gpus_per_replica: 4, parallelism: {tp: 4}}
+      router: {gpus_per_replica: 2}
+    kv_transfer: {same_host: )") + (same_host ? "true" : "false") +
+                                                      "}\n",
+                                                  "jobs.yaml");
+    return *jobs[0].service;
+  };
+  auto gpus = [&](std::uint32_t node, std::uint32_t first, std::uint32_t count) {
+    return std::vector<DeviceId>(t.accelerators().begin() + node * 8 + first,
+                                 t.accelerators().begin() + node * 8 + first + count);
+  };
+  auto node_of = [&](const RoleReplica& rr) {
+    std::set<DomainId> nodes;
+    for (DeviceId d : rr.devices) nodes.insert(t.device(d).domain);
+    return nodes;
+  };
+  // Six GPUs of the first node and four of the second: dealt in order, the
+  // first node holds prefill and half of decode.
+  std::vector<DeviceId> slice = gpus(0, 0, 6);
+  const std::vector<DeviceId> second = gpus(1, 0, 4);
+  slice.insert(slice.end(), second.begin(), second.end());
+  const Service together = service(true);
+  const std::vector<RoleReplica> plain = assign_roles(t, together, slice);
+  REQUIRE(plain.size() == 3);
+  CHECK(plain[0].devices == gpus(0, 0, 4));
+  const auto shared = prefill_decode_shared_node(t, together, plain);
+  REQUIRE(shared);
+  CHECK(shared->node == t.device(slice.front()).domain);
+  CHECK(shared->prefill == &plain[0]);
+  CHECK(shared->decode == &plain[1]);
+  // Kept apart: prefill takes the second node whole, decode and the router
+  // the first.
+  const Service apart = service(false);
+  const std::vector<RoleReplica> split = assign_roles(t, apart, slice);
+  REQUIRE(split.size() == 3);
+  CHECK(split[0].devices == second);
+  CHECK(split[1].devices == gpus(0, 0, 4));
+  CHECK(split[2].devices == gpus(0, 4, 2));
+  CHECK_FALSE(prefill_decode_shared_node(t, apart, split));
+  CHECK(node_of(split[0]).size() == 1);
+  CHECK(node_of(split[1]) == node_of(split[2]));
+  // Three nodes of 2, 4 and 4: prefill gets the first node that holds 4
+  // alone, decode the other whole one, the router what is left.
+  slice = gpus(0, 0, 2);
+  for (std::uint32_t node : {1u, 2u}) {
+    const std::vector<DeviceId> more = gpus(node, 0, 4);
+    slice.insert(slice.end(), more.begin(), more.end());
+  }
+  const std::vector<RoleReplica> three = assign_roles(t, apart, slice);
+  CHECK(three[0].devices == gpus(1, 0, 4));
+  CHECK(three[1].devices == gpus(2, 0, 4));
+  CHECK(three[2].devices == gpus(0, 0, 2));
+  CHECK_FALSE(prefill_decode_shared_node(t, apart, three));
+  // One node cannot keep them apart: the plain dealing, and the pair is found.
+  const std::vector<RoleReplica> one = assign_roles(t, apart, gpus(2, 0, 8));
+  CHECK(one[0].devices == gpus(2, 0, 4));
+  CHECK(prefill_decode_shared_node(t, apart, one));
 }
 
 TEST_CASE("isolation units: the node, the NVLink domain and the rack of a topology") {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "kv_apart.hpp"
 #include "shaped_placement.hpp"
 #include "slo_aware.hpp"
 #include "speed_aware.hpp"
@@ -139,9 +140,15 @@ std::vector<std::uint32_t> PlannerCore::place_replica(const Job& job, const JobS
                                                       const std::vector<DomainId>& excluded, DomainId inside) const {
   CapacityView view = view_for(job, shape, excluded, inside);
   if (job.shape != ChainShape::none) return place_shaped(*this, view, job, shape);
-  if (weighs_slo(*this, job)) return place_slo_aware(*this, view, job, shape);
-  if (weighs_speed(*this, job, shape)) return place_speed_aware(*this, view, job, shape);
-  return policy->place(view, request_for(job, shape));
+  std::vector<std::uint32_t> chosen;
+  if (weighs_slo(*this, job))
+    chosen = place_slo_aware(*this, view, job, shape);
+  else if (weighs_speed(*this, job, shape))
+    chosen = place_speed_aware(*this, view, job, shape);
+  else
+    chosen = policy->place(view, request_for(job, shape));
+  if (keeps_kv_apart(*this, job, shape)) return place_kv_apart(*this, view, job, shape, std::move(chosen));
+  return chosen;
 }
 
 bool PlannerCore::place(const Job& job, const JobShape& shape, JobId id, JobPlacement& out, DomainId inside) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -162,6 +163,51 @@ std::string memory_refusal(const Topology& t, const Job& job) {
   return "";
 }
 
+namespace {
+
+// Deals `role`'s replicas from `pool`, from `next` on: runs of consecutive
+// devices.
+void deal_role(const Service& service, std::uint32_t r, const std::vector<DeviceId>& pool, std::size_t& next,
+               std::vector<RoleReplica>& out) {
+  const ServiceRole& role = service.roles[r];
+  for (std::uint32_t k = 0; k < role.replicas && next < pool.size(); ++k) {
+    RoleReplica rr{r, k, {}};
+    for (std::uint32_t g = 0; g < role.per_replica && next < pool.size(); ++g) rr.devices.push_back(pool[next++]);
+    out.push_back(std::move(rr));
+  }
+}
+
+// The nodes of `devices` (in topology order) that prefill is dealt from when
+// KV may not stay on a node: whole nodes holding between `prefill` and
+// size - `decode` of the slice's devices, so that no node holds both. The
+// smallest such count, and for it the set a 0/1 subset-sum over the nodes in
+// order finds first. Empty when no set of nodes does.
+std::vector<DomainId> prefill_nodes(const Topology& t, const std::vector<DeviceId>& devices, std::size_t prefill,
+                                    std::size_t decode) {
+  std::vector<std::pair<DomainId, std::size_t>> nodes;  // node, devices of the slice on it
+  for (DeviceId d : devices) {
+    const DomainId node = t.device(d).domain;
+    if (nodes.empty() || nodes.back().first != node) nodes.emplace_back(node, 0);
+    ++nodes.back().second;
+  }
+  const std::size_t n = devices.size();
+  if (nodes.size() < 2 || prefill == 0 || decode == 0 || prefill + decode > n) return {};
+  // by[s]: the node whose adding first reached s devices (kNone: not reached).
+  std::vector<std::uint32_t> by(n + 1, kNone);
+  for (std::uint32_t i = 0; i < nodes.size(); ++i)
+    for (std::size_t s = n; s >= nodes[i].second; --s)
+      if (by[s] == kNone && (s == nodes[i].second || by[s - nodes[i].second] != kNone)) by[s] = i;
+  for (std::size_t s = prefill; s + decode <= n; ++s) {
+    if (by[s] == kNone) continue;
+    std::vector<DomainId> out;
+    for (std::size_t left = s; left > 0; left -= nodes[by[left]].second) out.push_back(nodes[by[left]].first);
+    return out;
+  }
+  return {};
+}
+
+}  // namespace
+
 std::vector<RoleReplica> assign_roles(const Topology& t, const Service& service, const std::vector<DeviceId>& slice) {
   std::vector<DeviceId> devices = slice;
   std::sort(devices.begin(), devices.end(),
@@ -172,19 +218,64 @@ std::vector<RoleReplica> assign_roles(const Topology& t, const Service& service,
     return service.roles[a].per_replica > service.roles[b].per_replica;
   });
   std::vector<std::vector<RoleReplica>> by_role(service.roles.size());
-  std::size_t next = 0;
-  for (std::uint32_t r : order) {
-    const ServiceRole& role = service.roles[r];
-    for (std::uint32_t k = 0; k < role.replicas && next < devices.size(); ++k) {
-      RoleReplica rr{r, k, {}};
-      for (std::uint32_t g = 0; g < role.per_replica && next < devices.size(); ++g) rr.devices.push_back(devices[next++]);
-      by_role[r].push_back(std::move(rr));
+  std::vector<DomainId> apart;
+  if (!service.kv_same_host && service.disaggregated()) {
+    std::size_t prefill = 0, decode = 0;
+    for (const ServiceRole& role : service.roles) {
+      if (role.is_prefill()) prefill += role.accelerators();
+      if (role.is_decode()) decode += role.accelerators();
     }
+    apart = prefill_nodes(t, devices, prefill, decode);
+  }
+  if (apart.empty()) {
+    std::size_t next = 0;
+    for (std::uint32_t r : order) deal_role(service, r, devices, next, by_role[r]);
+  } else {
+    // Prefill from its nodes, decode from the others, the rest from what is
+    // left of both. In each, the nodes holding most of the slice come first
+    // (then topology order), so replicas keep to as few nodes as they can.
+    std::vector<DeviceId> first, second;
+    for (DeviceId d : devices)
+      (std::find(apart.begin(), apart.end(), t.device(d).domain) != apart.end() ? first : second).push_back(d);
+    auto fullest_first = [&](std::vector<DeviceId>& pool) {
+      std::map<DomainId, std::size_t> on;
+      for (DeviceId d : pool) ++on[t.device(d).domain];
+      std::stable_sort(pool.begin(), pool.end(),
+                       [&](DeviceId a, DeviceId b) { return on[t.device(a).domain] > on[t.device(b).domain]; });
+    };
+    fullest_first(first);
+    fullest_first(second);
+    std::size_t next_first = 0, next_second = 0;
+    for (std::uint32_t r : order)
+      if (service.roles[r].is_prefill()) deal_role(service, r, first, next_first, by_role[r]);
+    for (std::uint32_t r : order)
+      if (service.roles[r].is_decode()) deal_role(service, r, second, next_second, by_role[r]);
+    std::vector<DeviceId> rest(first.begin() + static_cast<std::ptrdiff_t>(next_first), first.end());
+    rest.insert(rest.end(), second.begin() + static_cast<std::ptrdiff_t>(next_second), second.end());
+    std::sort(rest.begin(), rest.end(),
+              [&](DeviceId a, DeviceId b) { return t.accelerator_index(a) < t.accelerator_index(b); });
+    std::size_t next = 0;
+    for (std::uint32_t r : order)
+      if (service.roles[r].phase == RolePhase::other) deal_role(service, r, rest, next, by_role[r]);
   }
   std::vector<RoleReplica> out;
   for (auto& replicas : by_role)
     for (auto& rr : replicas) out.push_back(std::move(rr));
   return out;
+}
+
+std::optional<SharedKvNode> prefill_decode_shared_node(const Topology& t, const Service& service,
+                                                       const std::vector<RoleReplica>& roles) {
+  for (const RoleReplica& pre : roles) {
+    if (!service.roles[pre.role].is_prefill()) continue;
+    for (const RoleReplica& dec : roles) {
+      if (!service.roles[dec.role].is_decode()) continue;
+      for (DeviceId x : pre.devices)
+        for (DeviceId y : dec.devices)
+          if (t.device(x).domain == t.device(y).domain) return SharedKvNode{&pre, &dec, t.device(x).domain};
+    }
+  }
+  return std::nullopt;
 }
 
 LevelIndex nvlink_domain_level(const Topology& t) {

@@ -287,21 +287,14 @@ void add_service_problems(const Topology& t, const Plan& plan, std::size_t j, co
           }
     }
 
-    // Same-node hand-over where the fabric refuses it.
-    // The slice's first such pair is reported.
-    auto first_shared = [&]() -> std::optional<std::string> {
-      for (const RoleReplica& pre : roles)
-        for (const RoleReplica& dec : roles)
-          if (s.roles[pre.role].is_prefill() && s.roles[dec.role].is_decode())
-            if (const DomainId node = shared_node(t, pre.devices, dec.devices); node != kNone)
-              return fmt::format(
-                  "kv_transfer: slice {} prefill {} and decode {} share node {}, but same_host is "
-                  "false (the transfer engine refuses same-node transfers)",
-                  k + 1, pre.replica + 1, dec.replica + 1, t.hostname(node));
-      return std::nullopt;
-    };
+    // Same-node hand-over where the fabric refuses it: the slice's first
+    // such pair.
     if (!s.kv_same_host && s.disaggregated())
-      if (auto problem = first_shared()) problems.push_back(std::move(*problem));
+      if (const auto shared = prefill_decode_shared_node(t, s, roles))
+        problems.push_back(
+            fmt::format("kv_transfer: slice {} prefill {} and decode {} share node {}, but same_host is "
+                        "false (the transfer engine refuses same-node transfers)",
+                        k + 1, shared->prefill->replica + 1, shared->decode->replica + 1, t.hostname(shared->node)));
 
     // KV policy: every domain of its level holding prefill holds decode.
     if (s.kv_level && s.kv_required)

@@ -150,8 +150,26 @@ struct RoleReplica {
 /// their nodes), each replica a run of consecutive devices. Returned in
 /// manifest role order. A slice of another size than the service asks gets
 /// what it has: trailing replicas may be short or missing.
+///
+/// A disaggregated service whose KV may not stay on a node (kv_same_host
+/// false) is dealt by node instead when its nodes allow it: prefill from a
+/// set of whole nodes holding at least the prefill accelerators and room
+/// for no decode one (the earliest such set with the fewest accelerators),
+/// decode from the other nodes, other roles from what is left; in each the
+/// nodes holding most of the slice first. When no set of nodes does, the
+/// dealing is the plain one above.
 std::vector<RoleReplica> assign_roles(const Topology& topology, const Service& service,
                                       const std::vector<DeviceId>& slice);
+
+/// A prefill and a decode replica of one slice on one node (the first such
+/// pair in `roles`' order, prefill first), as kv_same_host false forbids.
+struct SharedKvNode {
+  const RoleReplica* prefill = nullptr;
+  const RoleReplica* decode = nullptr;
+  DomainId node = kNone;
+};
+std::optional<SharedKvNode> prefill_decode_shared_node(const Topology& topology, const Service& service,
+                                                       const std::vector<RoleReplica>& roles);
 
 /// The level whose domains are NVLink domains: the finest level whose every
 /// domain holds whole scale-up islands (the host level when there are none).
