@@ -189,3 +189,19 @@ TEST_CASE("a DisaggregatedSet's topoplan.io/perf-class annotation is the service
   CHECK(m.jobs[0].perf_class == "serve");
   CHECK(read(ds("", kRoles), t).jobs.at(0).perf_class.empty());
 }
+
+TEST_CASE("a DisaggregatedSet's topoplan.io annotations give prompt lengths and SLO targets", "[disaggregatedset]") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  std::string text = ds("", kRoles);
+  const std::string meta = "metadata:\n  name: llm\n";
+  text.replace(text.find(meta), meta.size(),
+               meta + "  annotations:\n    topoplan.io/output-tokens: \"300\"\n    topoplan.io/tpot-ms: \"40\"\n");
+  ManifestJobs m = read(text, t);
+  REQUIRE(m.jobs.size() == 1);
+  REQUIRE(m.jobs[0].service);
+  CHECK(m.jobs[0].service->workload.output_tokens == 300);
+  CHECK(m.jobs[0].service->tpot_ms == Approx(40));
+  CHECK(m.jobs[0].service->kv_same_host);
+  text.replace(text.find("\"40\""), 4, "\"0\"");
+  CHECK_THROWS_WITH(read(text, t), Catch::Contains("'topoplan.io/tpot-ms' is a time in milliseconds above 0, not '0'"));
+}

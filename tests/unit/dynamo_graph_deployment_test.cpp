@@ -174,3 +174,56 @@ TEST_CASE("a graph's topoplan.io/perf-class annotation is the service's workload
   CHECK(out.jobs[0].perf_class == "serve");
   CHECK(read(graph("", worker("w", "")), t).jobs.at(0).perf_class.empty());
 }
+
+TEST_CASE("a graph's prompt lengths, SLO and same-host switch come from annotations and its SLA planner", "[dynamo]") {
+  const Topology t = preset("dgx-h100:nodes=4");
+  const std::string workers =
+      worker("prefill", "      subComponentType: prefill\n") + worker("decode", "      subComponentType: decode\n");
+  auto with_meta = [](std::string text, const std::string& annotations) {
+    const std::string meta = "metadata:\n  name: g\n";
+    text.replace(text.find(meta), meta.size(), meta + "  annotations:\n" + annotations);
+    return text;
+  };
+  auto planner = [](const std::string& args) {
+    return "    Planner:\n      componentType: planner\n      extraPodSpec:\n        mainContainer:\n"
+           "          command: [python3, -m, planner_sla]\n          args: " +
+           args + "\n";
+  };
+  // Nothing said: no lengths, no targets, same-host allowed.
+  const ManifestJobs plain = read(graph("", workers), t);
+  REQUIRE(plain.jobs.size() == 1);
+  const Service& p = *plain.jobs[0].service;
+  CHECK(p.workload.prompt_tokens == 0);
+  CHECK_FALSE(p.ttft_ms);
+  CHECK(p.kv_same_host);
+  // The planner's flags are the SLO; an annotation wins over one of them.
+  const ManifestJobs planned =
+      read(with_meta(graph("", workers + planner("[--environment=kubernetes, --ttft=200, --itl, \"10\"]")),
+                     "    topoplan.io/prompt-tokens: \"8000\"\n    topoplan.io/output-tokens: \"500\"\n"
+                     "    topoplan.io/tpot-ms: \"25\"\n    topoplan.io/kv-same-host: \"false\"\n"),
+           t);
+  REQUIRE(planned.jobs.size() == 1);
+  const Service& s = *planned.jobs[0].service;
+  CHECK(s.workload.prompt_tokens == 8000);
+  CHECK(s.workload.output_tokens == 500);
+  CHECK(s.ttft_ms == Approx(200));
+  CHECK(s.tpot_ms == Approx(25));
+  CHECK_FALSE(s.kv_same_host);
+  CHECK_THAT(messages(planned.warnings), Catch::Contains("component 'Planner' is Dynamo's SLA planner: its targets "
+                                                         "(TTFT 200 ms, ITL 10 ms) are the service's SLO"));
+  // A planner without targets runs on its defaults (dynamo/planner/defaults.py).
+  const ManifestJobs defaults = read(graph("", workers + planner("[--environment=kubernetes]")), t);
+  CHECK(defaults.jobs.at(0).service->ttft_ms == Approx(500));
+  CHECK(defaults.jobs.at(0).service->tpot_ms == Approx(50));
+  CHECK_THAT(messages(defaults.warnings), Catch::Contains("ITL 50 ms, its defaults"));
+  // A malformed annotation is an error at its line.
+  const std::string bad = with_meta(graph("", workers), "    topoplan.io/prompt-tokens: \"lots\"\n");
+  try {
+    read(bad, t);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("dgd.yaml:6:32:"));
+    CHECK_THAT(e.what(),
+               Catch::Contains("'topoplan.io/prompt-tokens' is a number of tokens from 1 to 10000000, not 'lots'"));
+  }
+}

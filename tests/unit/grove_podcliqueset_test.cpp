@@ -254,6 +254,25 @@ TEST_CASE("a PodCliqueSet's topoplan.io/perf-class annotation is the service's w
   CHECK(read({{pcs(""), "p.yaml"}}, t).jobs.at(0).perf_class.empty());
 }
 
+TEST_CASE("a PodCliqueSet's topoplan.io annotations give prompt lengths, SLO targets and the same-host switch",
+          "[grove]") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  ManifestJobs m =
+      read({{pcs("", "", 2, 1,
+                 "  annotations:\n    topoplan.io/prompt-tokens: \"4000\"\n    topoplan.io/ttft-ms: \"800\"\n"
+                 "    topoplan.io/kv-same-host: \"false\"\n"),
+             "p.yaml"}},
+           t);
+  REQUIRE(m.jobs.size() == 1);
+  REQUIRE(m.jobs[0].service);
+  CHECK(m.jobs[0].service->workload.prompt_tokens == 4000);
+  CHECK(m.jobs[0].service->ttft_ms == Approx(800));
+  CHECK_FALSE(m.jobs[0].service->tpot_ms);
+  CHECK_FALSE(m.jobs[0].service->kv_same_host);
+  CHECK_THROWS_WITH(read({{pcs("", "", 2, 1, "  annotations:\n    topoplan.io/kv-same-host: \"no\"\n"), "p.yaml"}}, t),
+                    Catch::Contains("'topoplan.io/kv-same-host' is \"true\" or \"false\", not 'no'"));
+}
+
 namespace {
 
 // A set named `name` of cliques a, b, c (4 GPUs a pod), each with the extra

@@ -27,6 +27,7 @@
 #include "manifest_readers.hpp"
 #include "engine_flags.hpp"
 #include "pod_spec.hpp"
+#include "service_annotations.hpp"
 #include "workload.hpp"
 #include "topoplan/placement/service.hpp"
 
@@ -165,6 +166,7 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
   }
 
   auto service = std::make_shared<Service>();
+  const ServiceAnnotations notes = read_service_annotations(meta["annotations"], file_, sink_);
   Service& s = *service;
   s.where = doc_at;
   s.slices = slices;
@@ -253,9 +255,10 @@ void DisaggregatedSetReader::read(const yaml::Node& doc) {
     std::string named;
     if (auto m = model_of(engines, named)) {
       s.workload = m->workload;
-      warn(doc_at, model_note(*m, named));
+      warn(doc_at, model_note(*m, named, notes.lengths()));
     }
   }
+  apply_service_annotations(notes, s);
   if (sink_.size() != errors) return;
   if (any_external && slices > 1)
     reject(where(slices_node), "spec.slices > 1 is not supported while any role has scaling.mode: External");

@@ -45,6 +45,7 @@
 #include "grove_domains.hpp"
 #include "manifest_readers.hpp"
 #include "pod_spec.hpp"
+#include "service_annotations.hpp"
 #include "workload.hpp"
 #include "topoplan/placement/service.hpp"
 
@@ -63,6 +64,7 @@ struct Component {
   std::uint32_t nodes = 1;  // multinode.nodeCount
   std::uint32_t gpus = 0;   // per pod
   EngineFlags flags;
+  std::vector<std::string> args;    // of a planner, for its targets
   std::optional<std::string> pack;  // topologyConstraint.packDomain
   SourceLocation pack_at;
   bool constrained = false;  // has a topologyConstraint
@@ -186,6 +188,7 @@ Component GraphDeploymentReader::component(const std::string& name, const yaml::
   }
   c.gpus = static_cast<std::uint32_t>(std::clamp<long long>(gpus, 0, kMaxCount));
   c.flags = read_engine_flags(args);
+  if (lower(c.type) == "planner") c.args = std::move(args);
   yaml::Node tc = spec["topologyConstraint"];
   if (tc.IsDefined() && !tc.IsNull()) {
     if (!tc.IsMap()) {
@@ -336,6 +339,7 @@ void GraphDeploymentReader::read(const yaml::Node& doc, bool beta) {
 
   // Roles: the components with GPUs that run (replicas > 0).
   auto service = std::make_shared<Service>();
+  const ServiceAnnotations notes = read_service_annotations(meta["annotations"], file_, sink_);
   Service& s = *service;
   s.where = doc_at;
   std::uint32_t largest = 0;
@@ -380,9 +384,22 @@ void GraphDeploymentReader::read(const yaml::Node& doc, bool beta) {
     std::string named;
     if (auto m = model_of(engines, named)) {
       s.workload = m->workload;
-      warn(doc_at, model_note(*m, named));
+      warn(doc_at, model_note(*m, named, notes.lengths()));
     }
   }
+  // Dynamo's SLA planner scales the graph to its TTFT and ITL targets.
+  for (const Component& c : components) {
+    if (lower(c.type) != "planner") continue;
+    if (auto targets = planner_targets(c.args)) {
+      s.ttft_ms = targets->ttft_ms;
+      s.tpot_ms = targets->itl_ms;
+      warn(c.where, fmt::format("component '{}' is Dynamo's SLA planner: its targets (TTFT {:g} ms, ITL {:g} ms{}) "
+                                "are the service's SLO",
+                                c.name, targets->ttft_ms, targets->itl_ms, targets->given ? "" : ", its defaults"));
+    }
+    break;
+  }
+  apply_service_annotations(notes, s);
   kv_policy(spec["experimental"]["kvTransferPolicy"], s);
   if (sink_.size() != errors) return;
   if (!rejections_.empty()) {

@@ -115,7 +115,7 @@ std::optional<KnownModel> model_of(const std::vector<EngineFlags>& engines, std:
   return std::nullopt;
 }
 
-std::string model_note(const KnownModel& model, std::string_view named) {
+std::string model_note(const KnownModel& model, std::string_view named, bool lengths_given) {
   const ServiceWorkload& w = model.workload;
   std::string kv = w.kv_latent ? fmt::format("an MLA latent of {}", w.kv_latent)
                                : fmt::format("{} KV heads of {}", w.kv_heads, w.head_dim);
@@ -125,11 +125,15 @@ std::string model_note(const KnownModel& model, std::string_view named) {
   const std::string as = lower_named.ends_with(lower_name.substr(lower_name.rfind('/') + 1))
                              ? std::string()
                              : fmt::format(" (read as {})", model.name);
-  return fmt::format("model '{}'{}: workload facts from topoplan's model table ({:g}B parameters{}, {} layers, "
-                     "hidden {}, {}{}); the manifest gives no prompt or output lengths",
-                     named, as, w.parameters / 1e9,
-                     w.active_parameters > 0 ? fmt::format(", {:g}B active", w.active_parameters / 1e9) : "",
-                     w.layers, w.hidden, kv, w.bytes_per_parameter == 1 ? ", FP8 weights" : "");
+  return fmt::format(
+      "model '{}'{}: workload facts from topoplan's model table ({:g}B parameters{}, {} layers, "
+      "hidden {}, {}{}){}",
+      named, as, w.parameters / 1e9,
+      w.active_parameters > 0 ? fmt::format(", {:g}B active", w.active_parameters / 1e9) : "", w.layers, w.hidden, kv,
+      w.bytes_per_parameter == 1 ? ", FP8 weights" : "",
+      lengths_given ? ""
+                    : "; the manifest gives no prompt or output lengths (annotate "
+                      "topoplan.io/prompt-tokens and topoplan.io/output-tokens to price KV and TTFT)");
 }
 
 }  // namespace topoplan

@@ -49,7 +49,8 @@ RolePhase infer_role_phase(const std::vector<std::string_view>& names, const Eng
 std::optional<KnownModel> model_of(const std::vector<EngineFlags>& engines, std::string& named);
 
 /// "workload facts of meta-llama/Llama-3.3-70B-Instruct (70.6B parameters, 80
-/// layers, ...) taken from topoplan's model table", for the reader's warning.
-std::string model_note(const KnownModel& model, std::string_view named);
+/// layers, ...) taken from topoplan's model table", for the reader's warning;
+/// without `lengths_given`, how to give the prompt and output lengths.
+std::string model_note(const KnownModel& model, std::string_view named, bool lengths_given);
 
 }  // namespace topoplan

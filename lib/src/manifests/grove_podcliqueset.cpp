@@ -44,6 +44,7 @@
 #include "manifest_readers.hpp"
 #include "engine_flags.hpp"
 #include "pod_spec.hpp"
+#include "service_annotations.hpp"
 #include "workload.hpp"
 #include "topoplan/placement/service.hpp"
 
@@ -578,6 +579,7 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
   // Roles: the cliques that ask for accelerators; without any, every pod
   // counts one (as for the other Kubernetes workloads).
   auto service = std::make_shared<Service>();
+  const ServiceAnnotations notes = read_service_annotations(meta["annotations"], file_, sink_);
   Service& s = *service;
   s.where = doc_at;
   s.slices = slices;
@@ -618,9 +620,10 @@ void PodCliqueSetReader::read(const yaml::Node& doc) {
     std::string named;
     if (auto m = model_of(engines, named)) {
       s.workload = m->workload;
-      warn(doc_at, model_note(*m, named));
+      warn(doc_at, model_note(*m, named, notes.lengths()));
     }
   }
+  apply_service_annotations(notes, s);
   std::uint64_t per_slice = 0;
   for (const ServiceRole& role : s.roles) per_slice += std::uint64_t{role.replicas} * role.per_replica;
   if (per_slice > 100'000'000)
