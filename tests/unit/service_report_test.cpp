@@ -14,6 +14,7 @@
 #include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/placement/jobs_yaml.hpp"
 #include "topoplan/placement/plan_io.hpp"
+#include "topoplan/placement/service_latency.hpp"
 
 using namespace topoplan;
 using topoplan::test::chat70b;
@@ -159,6 +160,47 @@ TEST_CASE("an EP group split over two NVL72 racks is a problem; inside one it is
                          "topo", pricer);
   CHECK(racks_of(t, p, 0)[0].size() == 1);
   CHECK_FALSE(any_problem(p.placements[0], "EP group"));
+}
+
+TEST_CASE("a service's plan cost is what its worst slice adds to one request, and a split EP group costs more") {
+  const Topology t = preset("gb200-nvl72:racks=2");
+  const JobPricer pricer(t);
+  const CostModel model(t);
+  // DeepSeek-R1's sizes: 61 layers (58 MoE), hidden 7168, 8 experts a token.
+  const std::string spec = R"(jobs:
+  - name: moe
+    roles:
+      prefill: {replicas: 1, gpus_per_replica: 8, parallelism: {tp: 8}}
+      decode: {replicas: 1, gpus_per_replica: 64, parallelism: {dp: 64, ep: 64}}
+    workload: {parameters: 671B, expert_parameters: 654B, precision: fp8, layers: 61, moe_layers: 58,
+               hidden: 7168, experts_per_token: 8, kv_bytes_per_token: 70272, prompt_tokens: 4000,
+               output_tokens: 500, batch: 8}
+)";
+  auto cost_of = [&](const std::string& devices) {
+    const Plan p = evaluated(t, spec + "    devices: \"" + devices + "\"\n", pricer);
+    REQUIRE(p.placements[0].placed);
+    const double request = request_communication_seconds(
+        t, *p.jobs[0].service, assign_roles(t, *p.jobs[0].service, p.placements[0].replicas[0]), model);
+    REQUIRE(request > 0);
+    CHECK(p.placements[0].step_seconds == Approx(request));
+    CHECK(p.placements[0].shared_step_seconds == Approx(request));
+    CHECK(p.summary.step_seconds_total == Approx(request));
+    CHECK_FALSE(p.placements[0].breakdown);  // no training step to break down
+    return request;
+  };
+  const double one = cost_of("r0000-n[00-17]/gpu[0-3]");
+  const double split = cost_of("r0000-n[00-09]/gpu[0-3],r0001-n[00-07]/gpu[0-3]");
+  CHECK(split > one * 1.03);  // its output token 0.88 -> 1.42 ms, KV 0.47 -> 1.42 ms
+  // Without hidden and layers the slice is priced as one job, as before.
+  const Plan unpriced = evaluated(t, R"(jobs:
+  - name: moe
+    roles:
+      decode: {replicas: 1, gpus_per_replica: 8, parallelism: {tp: 8}}
+    workload: {parameters: 70B, prompt_tokens: 4000}
+    devices: "r0000-n[00-01]/gpu[0-3]"
+)",
+                                  pricer);
+  CHECK(unpriced.placements[0].breakdown);
 }
 
 TEST_CASE("a KV hand-over across the SU spine when one node would hold both is a problem") {

@@ -7,6 +7,8 @@
 #include "topoplan/placement/occupancy.hpp"
 #include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/planner.hpp"
+#include "topoplan/placement/service.hpp"
+#include "topoplan/placement/service_latency.hpp"
 #include "topoplan/placement/service_report.hpp"
 
 namespace topoplan {
@@ -63,18 +65,29 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
     std::vector<double> shared = pricer->shared_step_seconds(jobs, ranks);
     // Alone, equal shapes cost the same: price each shape once.
     PriceCache alone_prices(topology, *pricer);
+    // A service whose workload prices its requests costs what a slice adds
+    // to one request's first and next token (service_latency.hpp), alone
+    // and shared alike; it has no training step to break down.
+    const CostModel* model = pricer->cost_model();
+    std::vector<double> request(owners.size(), -1);
+    if (model)
+      for (std::size_t i = 0; i < owners.size(); ++i)
+        if (const Job& job = *jobs[i]; job.service)
+          request[i] = request_communication_seconds(
+              topology, *job.service, assign_roles(topology, *job.service, ranks[i]), *model, &job.workload);
     // The breakdown shown is the dearest replica's, priced once per job.
     std::vector<std::size_t> dearest(plan.placements.size(), owners.size());
     for (std::size_t i = 0; i < owners.size(); ++i) {
       JobPlacement& p = plan.placements[owners[i].first];
-      double alone = alone_prices.step_seconds(*jobs[i], ranks[i]);
+      if (request[i] >= 0) shared[i] = request[i];
+      double alone = request[i] >= 0 ? request[i] : alone_prices.step_seconds(*jobs[i], ranks[i]);
       std::size_t& d = dearest[owners[i].first];
       if (d == owners.size() || alone > p.step_seconds) d = i;
       p.step_seconds = std::max(p.step_seconds, alone);
       p.shared_step_seconds = std::max(p.shared_step_seconds, shared[i]);
     }
     for (std::size_t j = 0; j < plan.placements.size(); ++j)
-      if (dearest[j] < owners.size())
+      if (dearest[j] < owners.size() && request[dearest[j]] < 0)
         plan.placements[j].breakdown = pricer->step_breakdown(*jobs[dearest[j]], ranks[dearest[j]]);
     for (const JobPlacement& p : plan.placements)
       if (p.placed && p.shared_step_seconds > 0) s.step_seconds_total += p.shared_step_seconds;

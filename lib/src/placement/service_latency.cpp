@@ -178,6 +178,18 @@ std::vector<ReplicaLatency> slice_latency(const Topology& t, const Service& s, s
   return out;
 }
 
+double request_communication_seconds(const Topology& t, const Service& s, const std::vector<RoleReplica>& roles,
+                                     const CostModel& model, const JobWorkload* job) {
+  if (s.workload.hidden == 0 || s.workload.layers == 0 || s.workload.prompt_tokens == 0) return -1;
+  double first = -1, token = -1;
+  for (const ReplicaLatency& l : slice_latency(t, s, 0, roles, &model, nullptr, job)) {
+    if (l.answers_ttft && l.ttft_comm >= 0) first = std::max(first, l.ttft_comm + l.ttft_kv);
+    if (l.answers_tpot && l.tpot_comm >= 0) token = std::max(token, l.tpot_comm);
+  }
+  if (first < 0 || token < 0) return -1;
+  return first + token;
+}
+
 double worst_slo_ratio(const Service& s, std::span<const ReplicaLatency> replicas) {
   double worst = 0;
   for (const ReplicaLatency& l : replicas) {

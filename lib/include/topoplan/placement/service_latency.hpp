@@ -96,6 +96,16 @@ std::vector<ReplicaLatency> slice_latency(const Topology& topology, const Servic
                                           const std::vector<RoleReplica>& roles, const CostModel* model,
                                           const SpeedClass* speeds, const JobWorkload* job = nullptr);
 
+/// What a slice's placement adds to one request, in seconds: the
+/// communication of its slowest first token (prefill's TP and EP traffic
+/// plus the KV hand-over) and of its slowest output token (decode's). The
+/// service's price in a plan's objective (price_plan), in place of pricing
+/// the slice as one training job. < 0 when the workload does not say
+/// enough (hidden size and layers) to price both.
+double request_communication_seconds(const Topology& topology, const Service& service,
+                                     const std::vector<RoleReplica>& roles, const CostModel& model,
+                                     const JobWorkload* job = nullptr);
+
 /// The worst ratio of estimate to target over the replicas and the
 /// service's targets (<= 1: every target met); 0 when nothing is estimated.
 double worst_slo_ratio(const Service& service, std::span<const ReplicaLatency> replicas);
