@@ -4,6 +4,7 @@
 
 #include "topoplan/model/node_size.hpp"
 #include "topoplan/placement/placement_check.hpp"
+#include "topoplan/placement/service_latency.hpp"
 
 namespace topoplan {
 
@@ -42,6 +43,9 @@ class Search {
     }
     spend(owner.size());
     std::vector<double> shared = pricer_.shared_step_seconds(jobs, ranks);
+    const std::vector<double> request = service_request_prices(s_.topology(), jobs, ranks, pricer_.cost_model());
+    for (std::size_t i = 0; i < shared.size(); ++i)
+      if (request[i] >= 0) shared[i] = request[i];
     per_job.assign(ids_.size(), 0);
     for (std::size_t i = 0; i < owner.size(); ++i) per_job[owner[i]] = std::max(per_job[owner[i]], shared[i]);
     double total = 0;

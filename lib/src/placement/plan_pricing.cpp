@@ -7,7 +7,6 @@
 #include "topoplan/placement/occupancy.hpp"
 #include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/planner.hpp"
-#include "topoplan/placement/service.hpp"
 #include "topoplan/placement/service_latency.hpp"
 #include "topoplan/placement/service_report.hpp"
 
@@ -68,13 +67,7 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
     // A service whose workload prices its requests costs what a slice adds
     // to one request's first and next token (service_latency.hpp), alone
     // and shared alike; it has no training step to break down.
-    const CostModel* model = pricer->cost_model();
-    std::vector<double> request(owners.size(), -1);
-    if (model)
-      for (std::size_t i = 0; i < owners.size(); ++i)
-        if (const Job& job = *jobs[i]; job.service)
-          request[i] = request_communication_seconds(
-              topology, *job.service, assign_roles(topology, *job.service, ranks[i]), *model, &job.workload);
+    const std::vector<double> request = service_request_prices(topology, jobs, ranks, pricer->cost_model());
     // The breakdown shown is the dearest replica's, priced once per job.
     std::vector<std::size_t> dearest(plan.placements.size(), owners.size());
     for (std::size_t i = 0; i < owners.size(); ++i) {

@@ -190,6 +190,17 @@ double request_communication_seconds(const Topology& t, const Service& s, const 
   return first + token;
 }
 
+std::vector<double> service_request_prices(const Topology& t, const std::vector<const Job*>& jobs,
+                                           const std::vector<std::vector<DeviceId>>& ranks, const CostModel* model) {
+  std::vector<double> out(jobs.size(), -1);
+  if (!model) return out;
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (jobs[i] && jobs[i]->service && !ranks[i].empty())
+      out[i] = request_communication_seconds(t, *jobs[i]->service, assign_roles(t, *jobs[i]->service, ranks[i]), *model,
+                                             &jobs[i]->workload);
+  return out;
+}
+
 double worst_slo_ratio(const Service& s, std::span<const ReplicaLatency> replicas) {
   double worst = 0;
   for (const ReplicaLatency& l : replicas) {

@@ -106,6 +106,13 @@ double request_communication_seconds(const Topology& topology, const Service& se
                                      const std::vector<RoleReplica>& roles, const CostModel& model,
                                      const JobWorkload* job = nullptr);
 
+/// request_communication_seconds of each entry that is a service's slice
+/// (`jobs[i]` placed on `ranks[i]`), -1 for the others and for all without
+/// a model: what price_plan and the improvement pass put in place of a
+/// service's step.
+std::vector<double> service_request_prices(const Topology& topology, const std::vector<const Job*>& jobs,
+                                           const std::vector<std::vector<DeviceId>>& ranks, const CostModel* model);
+
 /// The worst ratio of estimate to target over the replicas and the
 /// service's targets (<= 1: every target met); 0 when nothing is estimated.
 double worst_slo_ratio(const Service& service, std::span<const ReplicaLatency> replicas);
