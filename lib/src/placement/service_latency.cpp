@@ -178,9 +178,18 @@ std::vector<ReplicaLatency> slice_latency(const Topology& t, const Service& s, s
   return out;
 }
 
+namespace {
+
+// Whether the workload says enough to price a request's communication.
+bool prices_requests(const Service& s) {
+  return s.workload.hidden > 0 && s.workload.layers > 0 && s.workload.prompt_tokens > 0;
+}
+
+}  // namespace
+
 double request_communication_seconds(const Topology& t, const Service& s, const std::vector<RoleReplica>& roles,
                                      const CostModel& model, const JobWorkload* job) {
-  if (s.workload.hidden == 0 || s.workload.layers == 0 || s.workload.prompt_tokens == 0) return -1;
+  if (!prices_requests(s)) return -1;
   double first = -1, token = -1;
   for (const ReplicaLatency& l : slice_latency(t, s, 0, roles, &model, nullptr, job)) {
     if (l.answers_ttft && l.ttft_comm >= 0) first = std::max(first, l.ttft_comm + l.ttft_kv);
@@ -195,7 +204,7 @@ std::vector<double> service_request_prices(const Topology& t, const std::vector<
   std::vector<double> out(jobs.size(), -1);
   if (!model) return out;
   for (std::size_t i = 0; i < jobs.size(); ++i)
-    if (jobs[i] && jobs[i]->service && !ranks[i].empty())
+    if (jobs[i] && jobs[i]->service && prices_requests(*jobs[i]->service) && !ranks[i].empty())
       out[i] = request_communication_seconds(t, *jobs[i]->service, assign_roles(t, *jobs[i]->service, ranks[i]), *model,
                                              &jobs[i]->workload);
   return out;
