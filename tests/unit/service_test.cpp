@@ -243,7 +243,7 @@ TEST_CASE("same_host false deals prefill and decode to different nodes when the 
                                                   "jobs.yaml");
     return *jobs[0].service;
   };
-  auto gpus = [&](std::uint32_t node, std::uint32_t first, std::uint32_t count) {
+  auto gpus = [&](std::ptrdiff_t node, std::ptrdiff_t first, std::ptrdiff_t count) {
     return std::vector<DeviceId>(t.accelerators().begin() + node * 8 + first,
                                  t.accelerators().begin() + node * 8 + first + count);
   };
@@ -280,7 +280,7 @@ TEST_CASE("same_host false deals prefill and decode to different nodes when the 
   // Three nodes of 2, 4 and 4: prefill gets the first node that holds 4
   // alone, decode the other whole one, the router what is left.
   slice = gpus(0, 0, 2);
-  for (std::uint32_t node : {1u, 2u}) {
+  for (std::ptrdiff_t node : {1, 2}) {
     const std::vector<DeviceId> more = gpus(node, 0, 4);
     slice.insert(slice.end(), more.begin(), more.end());
   }
