@@ -174,7 +174,7 @@ LocalSearchResult improve_placements(PlannerState& state, const std::vector<Job>
 
   // 1. The whole queue again, the heaviest communicators first (jobs not
   // placed last, in queue order), then the largest first.
-  std::vector<std::size_t> all = queue;
+  const std::vector<std::size_t>& all = queue;
   std::vector<std::size_t> heaviest = search.dearest_first();
   for (std::size_t j : queue)
     if (ids[j] == kNone) heaviest.push_back(j);
