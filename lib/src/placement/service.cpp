@@ -209,9 +209,9 @@ std::vector<DomainId> prefill_nodes(const Topology& t, const std::vector<DeviceI
 }  // namespace
 
 std::vector<RoleReplica> assign_roles(const Topology& t, const Service& service, const std::vector<DeviceId>& slice) {
+  auto in_topology_order = [&](DeviceId a, DeviceId b) { return t.accelerator_index(a) < t.accelerator_index(b); };
   std::vector<DeviceId> devices = slice;
-  std::sort(devices.begin(), devices.end(),
-            [&](DeviceId a, DeviceId b) { return t.accelerator_index(a) < t.accelerator_index(b); });
+  std::sort(devices.begin(), devices.end(), in_topology_order);
   std::vector<std::uint32_t> order(service.roles.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -252,8 +252,7 @@ std::vector<RoleReplica> assign_roles(const Topology& t, const Service& service,
       if (service.roles[r].is_decode()) deal_role(service, r, second, next_second, by_role[r]);
     std::vector<DeviceId> rest(first.begin() + static_cast<std::ptrdiff_t>(next_first), first.end());
     rest.insert(rest.end(), second.begin() + static_cast<std::ptrdiff_t>(next_second), second.end());
-    std::sort(rest.begin(), rest.end(),
-              [&](DeviceId a, DeviceId b) { return t.accelerator_index(a) < t.accelerator_index(b); });
+    std::sort(rest.begin(), rest.end(), in_topology_order);
     std::size_t next = 0;
     for (std::uint32_t r : order)
       if (service.roles[r].phase == RolePhase::other) deal_role(service, r, rest, next, by_role[r]);
@@ -264,15 +263,21 @@ std::vector<RoleReplica> assign_roles(const Topology& t, const Service& service,
   return out;
 }
 
+DomainId shared_node(const Topology& t, std::span<const DeviceId> a, std::span<const DeviceId> b) {
+  for (DeviceId x : a)
+    for (DeviceId y : b)
+      if (t.device(x).domain == t.device(y).domain) return t.device(x).domain;
+  return kNone;
+}
+
 std::optional<SharedKvNode> prefill_decode_shared_node(const Topology& t, const Service& service,
                                                        const std::vector<RoleReplica>& roles) {
   for (const RoleReplica& pre : roles) {
     if (!service.roles[pre.role].is_prefill()) continue;
     for (const RoleReplica& dec : roles) {
       if (!service.roles[dec.role].is_decode()) continue;
-      for (DeviceId x : pre.devices)
-        for (DeviceId y : dec.devices)
-          if (t.device(x).domain == t.device(y).domain) return SharedKvNode{&pre, &dec, t.device(x).domain};
+      if (const DomainId node = shared_node(t, pre.devices, dec.devices); node != kNone)
+        return SharedKvNode{&pre, &dec, node};
     }
   }
   return std::nullopt;

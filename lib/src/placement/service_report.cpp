@@ -68,14 +68,6 @@ LevelIndex common_level(const Topology& t, std::span<const DeviceId> a, std::spa
   }
 }
 
-// A node holding devices of both lists (the first in `a`'s order), or kNone.
-DomainId shared_node(const Topology& t, std::span<const DeviceId> a, std::span<const DeviceId> b) {
-  for (DeviceId x : a)
-    for (DeviceId y : b)
-      if (t.device(x).domain == t.device(y).domain) return t.device(x).domain;
-  return kNone;
-}
-
 std::string ms_text(double ms) {
   if (ms >= 100) return fmt::format("{:.0f} ms", ms);
   if (ms >= 1) return fmt::format("{:.2f} ms", ms);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -160,6 +161,9 @@ struct RoleReplica {
 /// dealing is the plain one above.
 std::vector<RoleReplica> assign_roles(const Topology& topology, const Service& service,
                                       const std::vector<DeviceId>& slice);
+
+/// A node holding devices of both lists (the first in `a`'s order), or kNone.
+DomainId shared_node(const Topology& topology, std::span<const DeviceId> a, std::span<const DeviceId> b);
 
 /// A prefill and a decode replica of one slice on one node (the first such
 /// pair in `roles`' order, prefill first), as kv_same_host false forbids.
