@@ -9,9 +9,7 @@
 
 namespace topoplan {
 
-namespace {
-
-std::vector<std::string_view> words(const std::vector<std::string>& args) {
+std::vector<std::string_view> command_words(const std::vector<std::string>& args) {
   std::vector<std::string_view> out;
   for (const std::string& arg : args) {
     std::string_view rest = arg;
@@ -26,6 +24,8 @@ std::vector<std::string_view> words(const std::vector<std::string>& args) {
   }
   return out;
 }
+
+namespace {
 
 // A size as the engines take it: 1 to 1,000,000.
 std::optional<std::uint32_t> size(std::string_view text) {
@@ -58,7 +58,7 @@ EngineFlags read_engine_flags(const std::vector<std::string>& args) {
   };
   EngineFlags f;
   bool expert_parallel = false;
-  const std::vector<std::string_view> w = words(args);
+  const std::vector<std::string_view> w = command_words(args);
   for (std::size_t i = 0; i < w.size(); ++i) {
     std::string_view flag = w[i];
     std::optional<std::string_view> value;

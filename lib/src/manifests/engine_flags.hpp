@@ -37,6 +37,10 @@ struct EngineFlags {
 
 EngineFlags read_engine_flags(const std::vector<std::string>& args);
 
+/// A container's command and args as words: each argument split at white
+/// space (a shell line `sh -c "python3 -m dynamo.vllm ..."` is one argument).
+std::vector<std::string_view> command_words(const std::vector<std::string>& args);
+
 /// The phase of a manifest's component: its engine's flags, else the first
 /// of `names` holding `prefill` or `decode` (not both) as a part
 /// (`VllmPrefillWorker`, `decode-leader`), case-insensitive; `other` when

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "engine_flags.hpp"
+
 namespace topoplan {
 
 namespace {
@@ -84,14 +86,8 @@ std::optional<PlannerTargets> planner_targets(const std::vector<std::string>& ar
       words.push_back(arg);
       continue;
     }
-    std::size_t i = 0;
-    while (i < arg.size()) {
-      while (i < arg.size() && (arg[i] == ' ' || arg[i] == '\t' || arg[i] == '\n')) ++i;
-      std::size_t end = i;
-      while (end < arg.size() && arg[end] != ' ' && arg[end] != '\t' && arg[end] != '\n') ++end;
-      if (end > i) words.push_back(arg.substr(i, end - i));
-      i = end;
-    }
+    const std::vector<std::string> one{arg};  // the words view it
+    for (std::string_view w : command_words(one)) words.emplace_back(w);
   }
   for (std::size_t i = 0; i < words.size(); ++i) {
     std::string flag = words[i];
