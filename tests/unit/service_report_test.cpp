@@ -4,10 +4,12 @@
 #include "topoplan/placement/service_report.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <set>
 #include <sstream>
 
+#include "../../lib/src/placement/price_cache.hpp"
 #include "service_fixtures.hpp"
 #include "test_presets.hpp"
 #include "topoplan/cost/cost_model.hpp"
@@ -201,6 +203,42 @@ TEST_CASE("a service's plan cost is what its worst slice adds to one request, an
 )",
                                   pricer);
   CHECK(unpriced.placements[0].breakdown);
+}
+
+TEST_CASE("the policies weigh a service's candidates by what they add to one request") {
+  const Topology t = preset("gb200-nvl72:racks=2");
+  const JobPricer pricer(t);
+  const CostModel model(t);
+  auto spec = [](int prompt) {
+    return fmt::format(R"(jobs:
+  - name: moe
+    roles:
+      prefill: {{replicas: 1, gpus_per_replica: 8, parallelism: {{tp: 8}}}}
+      decode: {{replicas: 1, gpus_per_replica: 8, parallelism: {{tp: 8}}}}
+    workload: {{parameters: 70B, layers: 80, hidden: 8192, kv_bytes_per_token: 327680, prompt_tokens: {},
+               output_tokens: 200, batch: 8}}
+    devices: "r0000-n[00-01]/gpu[0-3],r0001-n[00-01]/gpu[0-3]"
+)",
+                       prompt);
+  };
+  const Plan shorter = evaluated(t, spec(1000), pricer);
+  const Plan longer = evaluated(t, spec(8000), pricer);
+  const std::vector<DeviceId>& slice = shorter.placements[0].replicas[0];
+  REQUIRE(slice == longer.placements[0].replicas[0]);
+  // The candidate price (what topo compares) is the plan's price.
+  const double request = request_communication_seconds(t, *shorter.jobs[0].service,
+                                                       assign_roles(t, *shorter.jobs[0].service, slice), model);
+  REQUIRE(request > 0);
+  CHECK(pricer.step_seconds(shorter.jobs[0], slice) == Approx(request));
+  CHECK(pricer.step_seconds(shorter.jobs[0], slice) == Approx(shorter.placements[0].step_seconds));
+  // Two services alike in every job field but their prompts do not share a
+  // cached price: the longer prompt hands over more KV.
+  PriceCache cache(t, pricer);
+  const double a = cache.step_seconds(shorter.jobs[0], slice);
+  const double b = cache.step_seconds(longer.jobs[0], slice);
+  CHECK(cache.misses() == 2);
+  CHECK(b > a);
+  CHECK(b == Approx(pricer.step_seconds(longer.jobs[0], slice)));
 }
 
 TEST_CASE("a KV hand-over across the SU spine when one node would hold both is a problem") {

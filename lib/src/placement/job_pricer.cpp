@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "topoplan/placement/service.hpp"
+#include "topoplan/placement/service_latency.hpp"
+
 namespace topoplan {
 
 namespace {
@@ -54,6 +57,15 @@ Parallelism JobPricer::parallelism_of(const Job& job, std::size_t ranks) {
 
 double JobPricer::step_seconds(const Job& job, std::span<const DeviceId> ranks) const {
   if (ranks.empty()) return 0;
+  // A service whose workload prices its requests costs what the slice adds
+  // to one request, as in price_plan, so the policies' candidates are
+  // weighed by the plan's own objective.
+  if (job.service) {
+    const std::vector<DeviceId> slice(ranks.begin(), ranks.end());
+    const double request = request_communication_seconds(
+        model_.topology(), *job.service, assign_roles(model_.topology(), *job.service, slice), model_, &job.workload);
+    if (request >= 0) return request;
+  }
   return model_.step(ranks, parallelism_of(job, ranks.size()), workload_of(job)).seconds();
 }
 

@@ -34,6 +34,10 @@ std::string_view PriceCache::key(const Job& job, std::span<const DeviceId> ranks
                           static_cast<std::uint32_t>(w.ep_kernel), static_cast<std::uint32_t>(w.ep_message_bytes),
                           static_cast<std::uint32_t>(w.ep_message_bytes >> 32)})
     k.push_back(v);
+  // A service may be priced by its requests (JobPricer): its own price.
+  const auto service = reinterpret_cast<std::uintptr_t>(job.service.get());
+  k.push_back(static_cast<std::uint32_t>(service));
+  k.push_back(static_cast<std::uint32_t>(static_cast<std::uint64_t>(service) >> 32));
   k.push_back(static_cast<std::uint32_t>(ranks.size()));
   // Per rank: where it sits inside its node, then per level (finest first)
   // its domain numbered by first appearance; a domain's first appearance

@@ -6,7 +6,8 @@
 // the same way at every level (each rank's domain numbered by first
 // appearance), in domains of the same structure: same definition (origin),
 // same accelerator and child counts, children of the same structures, all the
-// way down. A job's price depends on its kind, parallelism and workload only.
+// way down. A job's price depends on its kind, parallelism and workload, and
+// for a service (priced by its requests) on the service itself.
 // Jobs on such equal shapes cost the same in the cost model, which reads
 // nothing but the topology around the ranks; tests/unit/price_cache_test.cpp
 // holds cached prices against fresh ones on every built-in topology.
