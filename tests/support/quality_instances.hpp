@@ -62,6 +62,12 @@ inline std::vector<QualityInstance> quality_instances() {
   - {name: pretrain-70b, nodes: 24, workload: {parameters: 70B}}
   - {name: pretrain-405b, nodes: 24, parallelism: {tp: 4, pp: 4, dp: 6}, workload: {parameters: 405B, activation_bytes: 256MiB}}
 )"},
+      {"gb300-2r-order", "gb300-nvl72:racks=2", "rack", R"(jobs:
+  - {name: eval-8b, nodes: 2, workload: {parameters: 8B}}
+  - {name: pretrain-405b, nodes: 18, parallelism: {tp: 4, pp: 9, dp: 2}, workload: {parameters: 405B, activation_bytes: 256MiB}}
+  - {name: finetune-70b, nodes: 10, workload: {parameters: 70B}}
+  - {name: finetune-13b, nodes: 6, workload: {parameters: 13B}}
+)"},
       {"superpod-2su", "dgx-h100:nodes=64", "su", R"(jobs:
   - {name: finetune-13b, nodes: 8, workload: {parameters: 13B}}
   - {name: pretrain-175b, nodes: 40, parallelism: {tp: 8, pp: 8, dp: 5}, workload: {parameters: 175B, activation_bytes: 192MiB}}
@@ -72,6 +78,18 @@ inline std::vector<QualityInstance> quality_instances() {
   - {name: moe-pretrain, nodes: 24, required: su, workload: {parameters: 70B}}
   - {name: pretrain-70b, nodes: 24, workload: {parameters: 70B}}
   - {name: finetune-13b, nodes: 8, workload: {parameters: 13B}}
+)"},
+      {"superpod-2su-order", "dgx-h100:nodes=64", "su", R"(jobs:
+  - {name: finetune-8b, nodes: 8, workload: {parameters: 8B}}
+  - {name: pretrain-175b, nodes: 28, parallelism: {tp: 8, pp: 4, dp: 7}, workload: {parameters: 175B, activation_bytes: 192MiB}}
+  - {name: pretrain-70b, nodes: 28, parallelism: {tp: 8, pp: 4, dp: 7}, workload: {parameters: 70B, activation_bytes: 128MiB}}
+)"},
+      {"pcie-3r-forced-split", "pcie-8gpu:nodes=12", "rack", R"(jobs:
+  - {name: finetune-13b-a, nodes: 3, workload: {parameters: 13B}}
+  - {name: finetune-8b, nodes: 2, workload: {parameters: 8B}}
+  - {name: finetune-13b-b, nodes: 3, workload: {parameters: 13B}}
+  - {name: finetune-13b-c, nodes: 2, workload: {parameters: 13B}}
+  - {name: eval-1b, nodes: 2, workload: {parameters: 1B}}
 )"},
       {"pcie-3r", "pcie-8gpu:nodes=12", "rack", R"(jobs:
   - {name: finetune-8b, nodes: 2, workload: {parameters: 8B}}
