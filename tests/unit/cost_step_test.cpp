@@ -127,6 +127,30 @@ TEST_CASE("expert parallelism, sharded data parallelism and inference") {
   CHECK(fwd.dp == 0);
 }
 
+TEST_CASE("an FP8 dispatch and a BF16 combine are priced each on its own bytes") {
+  Topology t = parse(kBoxes, {{"nodes", "2"}});
+  CostModel model(t);
+  auto ranks = first(t, 16);
+  Workload w = training();
+  w.training = false;
+  w.moe_dispatch_bytes = 7392.0 * 8 * 128;  // 128 tokens, top-8, FP8 with scales
+  w.moe_combine_bytes = 14336.0 * 8 * 128;  // back in BF16
+  w.micro_batches = 1;
+  w.moe_layers = 10;
+  const std::vector<DeviceId> group(ranks.begin(), ranks.begin() + 16);
+  const double dispatch = us_of(model, group, Collective::alltoall, w.moe_dispatch_bytes);
+  const double combine = us_of(model, group, Collective::alltoall, w.moe_combine_bytes);
+  REQUIRE(combine > dispatch);
+  StepCost s = model.step(ranks, {1, 1, 16, 16}, w);
+  // One dispatch and one combine per MoE layer, forward only.
+  CHECK(s.ep == Approx((dispatch + combine) * 1e-6 * 10));
+  // Equal bytes both ways: the dispatch's time twice, as before.
+  w.moe_combine_bytes = w.moe_dispatch_bytes;
+  CHECK(model.step(ranks, {1, 1, 16, 16}, w).ep == Approx(2 * dispatch * 1e-6 * 10));
+  w.moe_combine_bytes = -1;
+  CHECK_THROWS_AS(model.step(ranks, {1, 1, 16, 16}, w), InputError);
+}
+
 TEST_CASE("step inputs are checked") {
   Topology t = parse(kBoxes, {{"nodes", "2"}});
   CostModel model(t);

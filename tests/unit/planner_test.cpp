@@ -228,7 +228,8 @@ TEST_CASE("a plan survives writing and reading back") {
   - name: moe
     gpus: 8
     parallelism: {tp: 1, dp: 8, ep: 8}
-    workload: {parameters: 47B, expert_bytes: 32MiB, moe_layers: 32, ep_kernel: pplx, ep_message_bytes: 7168}
+    workload: {parameters: 47B, expert_bytes: 32MiB, expert_combine_bytes: 62MiB, moe_layers: 32, ep_kernel: pplx,
+               ep_message_bytes: 7168}
   - {name: svc, kind: inference, replicas: 2, gpus_per_replica: 4, spread: rack, tenant: web,
      queue: serving, priority_class: "high: \"urgent\""}
   - {name: no, gpus: 1000}
@@ -250,6 +251,7 @@ TEST_CASE("a plan survives writing and reading back") {
       CHECK(a.layers == b.layers);
       CHECK(a.micro_batches == b.micro_batches);
       CHECK(a.expert_bytes == b.expert_bytes);
+      CHECK(a.expert_combine_bytes == b.expert_combine_bytes);
       CHECK(a.moe_layers == b.moe_layers);
       CHECK(a.ep_kernel == b.ep_kernel);
       CHECK(a.ep_message_bytes == b.ep_message_bytes);
@@ -257,6 +259,7 @@ TEST_CASE("a plan survives writing and reading back") {
     CHECK(back.jobs[0].parallelism.tp == 4);
     CHECK(back.jobs[1].workload.ep_kernel == EpKernel::pplx);
     CHECK(back.jobs[1].workload.ep_message_bytes == 7168);
+    CHECK(back.jobs[1].workload.expert_combine_bytes == 62.0 * 1024 * 1024);
     CHECK(back.jobs[0].workload.ep_kernel == EpKernel::nccl);
     CHECK(back.jobs[0].workload.bytes_per_parameter == 1);
     CHECK(back.jobs[2].spread == std::optional<std::string>("rack"));
@@ -553,13 +556,14 @@ TEST_CASE("ep_kernel: bad kernels and missing or stray put sizes are errors with
   - {name: a, gpus: 16, parallelism: {dp: 16, ep: 16}, workload: {expert_bytes: 7MiB, ep_kernel: deepep_ll}}
   - {name: b, gpus: 16, parallelism: {dp: 16, ep: 16}, workload: {expert_bytes: 7MiB, ep_kernel: pplx}}
   - {name: c, gpus: 16, parallelism: {dp: 16, ep: 16}, workload: {ep_kernel: deepep, ep_message_bytes: 7168}}
+  - {name: d, gpus: 16, parallelism: {dp: 16, ep: 16}, workload: {expert_combine_bytes: 14MiB}}
 )",
                     "m.yaml");
     FAIL("expected errors");
   } catch (const InputError& e) {
     std::vector<std::string> got;
     for (const Diagnostic& d : e.diagnostics()) got.push_back(d.str());
-    REQUIRE(got.size() == 3);
+    REQUIRE(got.size() == 4);
     CHECK(got[0].rfind("m.yaml:2:", 0) == 0);
     CHECK(got[0].find("unknown ep_kernel 'deepep_ll'; use nccl, pplx, deepep, deepep-ll; did you mean 'deepep-ll'?") !=
           std::string::npos);
@@ -567,6 +571,8 @@ TEST_CASE("ep_kernel: bad kernels and missing or stray put sizes are errors with
     CHECK(got[1].find("give ep_message_bytes") != std::string::npos);
     CHECK(got[2].rfind("m.yaml:4:", 0) == 0);
     CHECK(got[2].find("ep_kernel deepep does not use it") != std::string::npos);
+    CHECK(got[3].rfind("m.yaml:5:", 0) == 0);
+    CHECK(got[3].find("give 'expert_bytes' too") != std::string::npos);
   }
 }
 

@@ -43,7 +43,7 @@ void check(const StepQuery& job, std::size_t index) {
     throw InputError({}, fmt::format("{}: ep ({}) must divide dp ({})", where, p.ep, p.dp));
   if (job.workload.micro_batches == 0) throw InputError({}, fmt::format("{}: micro_batches must be at least 1", where));
   const Workload& w = job.workload;
-  if (w.gradient_bytes < 0 || w.activation_bytes < 0 || w.moe_dispatch_bytes < 0)
+  if (w.gradient_bytes < 0 || w.activation_bytes < 0 || w.moe_dispatch_bytes < 0 || w.moe_combine_bytes < 0)
     throw InputError({}, fmt::format("{}: workload sizes must not be negative", where));
   if (ep_kernel_uses_message(w.ep_kernel) && w.ep_message_bytes == 0 && p.ep > 1 && w.moe_dispatch_bytes > 0)
     throw InputError({}, fmt::format("{}: the {} kernel needs the size of one message (ep_message_bytes)", where,
@@ -57,6 +57,16 @@ struct Slowest {
   std::uint32_t groups = 0;
   StepPart part;
 };
+
+// The combine's bytes per rank, and whether they differ from the dispatch's
+// (then the two are priced apart).
+double combine_bytes(const Workload& w) { return w.moe_combine_bytes > 0 ? w.moe_combine_bytes : w.moe_dispatch_bytes; }
+bool combine_apart(const Workload& w) { return whole_bytes(combine_bytes(w)) != whole_bytes(w.moe_dispatch_bytes); }
+
+// Expert-parallel passes of CostModel::steps: none (another kind), both
+// phases of every job (and the dispatch of jobs whose combine differs), the
+// combine of those jobs.
+enum class EpPass : std::uint8_t { none, dispatch, combine };
 
 // Fills `part` of a step from the slowest group, times `repeat` (layers,
 // micro-batches, directions).
@@ -95,9 +105,10 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
   CollectiveCost dispatch, combine;
 
   // Prices every group in `g` together; worst[j] = the slowest group of job j.
-  // With `ep`, each group is an expert-parallel dispatch and its combine, by
-  // the job's kernel, on the wire cost the link model gives under contention.
-  auto price = [&](bool ep) {
+  // In the EP passes each group is an expert-parallel dispatch and its
+  // combine (or one of them, when their bytes differ), by the job's kernel,
+  // on the wire cost the link model gives under contention.
+  auto price = [&](EpPass ep) {
     worst.assign(jobs.size(), Slowest{});
     if (g.job.empty()) return;
     g.queries.clear();
@@ -115,9 +126,25 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
       const CollectiveCost* priced = &wire;
       double t = wire.reachable ? wire.time_us : kInf;
       double outside = wire.outside_us;
-      if (ep) {
+      if (ep != EpPass::none) {
         const Workload& wl = jobs[g.job[i]].workload;
-        if (wl.ep_kernel == EpKernel::nccl || wl.ep_kernel == EpKernel::deepep) {
+        const bool apart = combine_apart(wl);
+        if (apart) {
+          // This pass's phase alone, on its own bytes: the wire's one way for
+          // NCCL and DeepEP's normal kernels, else the kernel's, its message
+          // as much larger as the combine's bytes are.
+          if (wl.ep_kernel != EpKernel::nccl && wl.ep_kernel != EpKernel::deepep) {
+            const bool back = ep == EpPass::combine;
+            std::uint64_t message = wl.ep_message_bytes;
+            if (back && message > 0)
+              message = whole_bytes(static_cast<double>(message) * combine_bytes(wl) / wl.moe_dispatch_bytes);
+            dispatch =
+                ep_kernel_cost(wl.ep_kernel, back ? EpPhase::combine : EpPhase::dispatch, wire, g.bytes[i], message);
+            priced = &dispatch;
+            t = wire.reachable ? dispatch.time_us : kInf;
+            outside = dispatch.outside_us;
+          }
+        } else if (wl.ep_kernel == EpKernel::nccl || wl.ep_kernel == EpKernel::deepep) {
           // Both directions move the same bytes the same way.
           t *= 2;
           outside *= 2;
@@ -165,7 +192,7 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
         for (std::uint32_t t = 0; t < p.tp; ++t) g.add(rank(q, t, s, d));
       }
   }
-  price(false);
+  price(EpPass::none);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const Workload& w = jobs[j].workload;
     const double per_layer = w.training ? 4 : 2;  // Megatron TP: 2 forward, 2 backward
@@ -188,7 +215,7 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
           g.add(rank(q, t, s + 1, d));
         }
   }
-  price(false);
+  price(EpPass::none);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const Workload& w = jobs[j].workload;
     fill_part(out[j].parts[1], worst[j], (w.training ? 2 : 1) * w.micro_batches);
@@ -214,7 +241,7 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
           for (std::uint32_t d = 0; d < p.dp; ++d) g.add(rank(q, t, s, d));
         }
     }
-    price(false);
+    price(EpPass::none);
     for (std::size_t j = 0; j < jobs.size(); ++j) {
       if (worst[j].groups == 0) continue;
       StepPart part;
@@ -248,7 +275,36 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
           }
         }
   }
-  price(true);
+  price(EpPass::dispatch);
+  // Jobs whose combine moves other bytes than their dispatch: the combines
+  // in a pass of their own (they run after the dispatches), added.
+  if (std::any_of(jobs.begin(), jobs.end(), [](const StepQuery& q) {
+        return q.parallelism.ep > 1 && q.workload.moe_dispatch_bytes > 0 && combine_apart(q.workload);
+      })) {
+    const std::vector<Slowest> dispatched = worst;
+    std::vector<std::size_t> keep;
+    for (std::size_t i = 0; i < g.job.size(); ++i)
+      if (combine_apart(jobs[g.job[i]].workload)) keep.push_back(i);
+    Scratch::StepGroups all = g;
+    g.clear();
+    for (std::size_t i : keep) {
+      g.begin(all.job[i], Collective::alltoall, whole_bytes(combine_bytes(jobs[all.job[i]].workload)));
+      for (std::uint32_t k = 0; k < all.size[i]; ++k) g.add(all.pool[all.offset[i] + k]);
+      g.algorithm.back() = all.algorithm[i];
+    }
+    price(EpPass::combine);
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      if (worst[j].groups == 0) {
+        worst[j] = dispatched[j];
+        continue;
+      }
+      Slowest sum = worst[j].time_us >= dispatched[j].time_us ? worst[j] : dispatched[j];
+      sum.time_us = dispatched[j].time_us + worst[j].time_us;
+      sum.outside_us = dispatched[j].outside_us + worst[j].outside_us;
+      sum.groups = dispatched[j].groups;
+      worst[j] = sum;
+    }
+  }
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const Workload& w = jobs[j].workload;
     // A dispatch and a combine (priced together above) forward, and in

@@ -42,6 +42,7 @@ Workload JobPricer::workload_of(const Job& job) {
   out.layers = layers;
   out.micro_batches = w.micro_batches > 0 ? w.micro_batches : (job.parallelism.pp > 1 ? 4 * job.parallelism.pp : 1);
   out.moe_dispatch_bytes = w.expert_bytes;
+  out.moe_combine_bytes = w.expert_combine_bytes;
   out.moe_layers = w.moe_layers > 0 ? w.moe_layers : (w.expert_bytes > 0 ? layers : 0);
   out.ep_kernel = w.ep_kernel;
   out.ep_message_bytes = w.ep_message_bytes;

@@ -69,9 +69,10 @@ void JobReader::read_parallelism(const yaml::Node& node, Job& job) {
 
 void JobReader::read_workload(const yaml::Node& node, Job& job) {
   yaml::MapReader m(node, file_, sink_, "'workload'");
-  std::vector<std::string_view> allowed = {"parameters", "precision", "gradient_bytes", "sharded", "activation_bytes",
-                                           "layers", "micro_batches", "expert_bytes", "moe_layers", "ep_kernel",
-                                           "ep_message_bytes", "compute_seconds"};
+  std::vector<std::string_view> allowed = {"parameters",           "precision",  "gradient_bytes", "sharded",
+                                           "activation_bytes",     "layers",     "micro_batches",  "expert_bytes",
+                                           "expert_combine_bytes", "moe_layers", "ep_kernel",      "ep_message_bytes",
+                                           "compute_seconds"};
   allowed.insert(allowed.end(), service_workload_keys().begin(), service_workload_keys().end());
   m.allow(allowed);
   if (!m.ok()) return;
@@ -107,6 +108,10 @@ void JobReader::read_workload(const yaml::Node& node, Job& job) {
   w.moe_layers = count(m, "moe_layers", 1, 100'000).value_or(0);
   w.activation_bytes = bytes(m, "activation_bytes").value_or(0);
   w.expert_bytes = bytes(m, "expert_bytes").value_or(0);
+  w.expert_combine_bytes = bytes(m, "expert_combine_bytes").value_or(0);
+  if (w.expert_combine_bytes > 0 && w.expert_bytes <= 0)
+    sink_.error(m.where("expert_combine_bytes"),
+                "'expert_combine_bytes' is the combine of an MoE dispatch: give 'expert_bytes' too");
   if (auto k = m.string("ep_kernel")) {
     if (auto kernel = parse_ep_kernel(*k)) {
       w.ep_kernel = *kernel;

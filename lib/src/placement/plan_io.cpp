@@ -282,7 +282,8 @@ void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, st
   const JobWorkload defaults;
   bool any = wl.parameters > 0 || wl.bytes_per_parameter != defaults.bytes_per_parameter || wl.gradient_bytes > 0 ||
              wl.sharded || wl.activation_bytes > 0 || wl.layers || wl.micro_batches || wl.expert_bytes > 0 ||
-             wl.moe_layers || wl.ep_kernel != EpKernel::nccl || wl.ep_message_bytes > 0 || wl.compute_seconds > 0;
+             wl.expert_combine_bytes > 0 || wl.moe_layers || wl.ep_kernel != EpKernel::nccl ||
+             wl.ep_message_bytes > 0 || wl.compute_seconds > 0;
   const ServiceWorkload sdefaults;
   const ServiceWorkload& sw = svc ? svc->workload : sdefaults;
   const bool serving = sw.kv_bytes_per_token > 0 || sw.kv_heads || sw.head_dim || sw.kv_latent ||
@@ -305,6 +306,7 @@ void write_job_spec(Writer& w, const Job& job, const JobPlacement& placement, st
   if (wl.layers) w.field("layers", static_cast<long long>(wl.layers));
   if (wl.micro_batches) w.field("micro_batches", static_cast<long long>(wl.micro_batches));
   if (wl.expert_bytes > 0) w.field("expert_bytes", whole(wl.expert_bytes));
+  if (wl.expert_combine_bytes > 0) w.field("expert_combine_bytes", whole(wl.expert_combine_bytes));
   if (wl.moe_layers) w.field("moe_layers", static_cast<long long>(wl.moe_layers));
   if (wl.ep_kernel != EpKernel::nccl) w.field("ep_kernel", std::string(ep_kernel_name(wl.ep_kernel)));
   if (wl.ep_message_bytes > 0) w.field("ep_message_bytes", static_cast<long long>(wl.ep_message_bytes));

@@ -24,7 +24,8 @@ std::string_view PriceCache::key(const Job& job, std::span<const DeviceId> ranks
   k.push_back(static_cast<std::uint32_t>(job.kind));
   for (std::uint32_t v : {job.parallelism.tp, job.parallelism.pp, job.parallelism.dp, job.parallelism.ep}) k.push_back(v);
   const JobWorkload& w = job.workload;
-  for (double v : {w.parameters, w.bytes_per_parameter, w.gradient_bytes, w.activation_bytes, w.expert_bytes}) {
+  for (double v : {w.parameters, w.bytes_per_parameter, w.gradient_bytes, w.activation_bytes, w.expert_bytes,
+                   w.expert_combine_bytes}) {
     std::uint64_t bits = 0;
     std::memcpy(&bits, &v, sizeof bits);
     k.push_back(static_cast<std::uint32_t>(bits));

@@ -15,6 +15,12 @@ namespace {
 // Activations cross TP all-reduces in bf16, 2 bytes an element, as the
 // serving engines (vLLM, SGLang, TensorRT-LLM) run Llama and DeepSeek.
 constexpr double kActivationBytes = 2;
+// An FP8 model's expert-parallel dispatch is quantised: one byte a value and
+// one float32 scale per 128 values (7,168 + 56 x 4 = 7,392 B a token at
+// hidden 7168), while the combine, a weighted sum, comes back in BF16
+// (deepseek-ai/DeepEP README and docs: "FP8 dispatching and BF16 combining";
+// DeepSeek-V3 technical report, 3.3: dispatch in FP8, combine in BF16).
+constexpr double kFp8DispatchBytes = 1 + 4.0 / 128;
 
 // The roofs of a replica: its weakest part's datasheet row.
 std::optional<AcceleratorSpec> roofs(const Topology& t, std::span<const DeviceId> devices) {
@@ -100,7 +106,9 @@ double role_communication_seconds(const CostModel& model, const Service& s, cons
   const double per_group = tokens / role.parallelism.dp;
   wl.activation_bytes = role.parallelism.tp > 1 ? per_group * w.hidden * kActivationBytes : 0;
   if (role.parallelism.ep > 1 && w.experts_per_token > 0) {
-    wl.moe_dispatch_bytes = per_group * w.hidden * w.experts_per_token * kActivationBytes;
+    const double values = per_group * w.hidden * w.experts_per_token;
+    wl.moe_combine_bytes = values * kActivationBytes;
+    wl.moe_dispatch_bytes = values * (w.bytes_per_parameter <= 1 ? kFp8DispatchBytes : kActivationBytes);
     wl.moe_layers = w.moe_layers ? w.moe_layers : w.layers;
     if (job) {
       wl.ep_kernel = job->ep_kernel;

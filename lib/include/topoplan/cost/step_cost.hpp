@@ -46,10 +46,16 @@ struct Workload {
   /// Bytes each rank dispatches per MoE layer and micro-batch (tokens x hidden
   /// x dtype x top-k); dispatch and combine are all-to-alls over the EP group.
   double moe_dispatch_bytes = 0;
+  /// Bytes each rank gets back in the combine; 0 = the dispatch's. They
+  /// differ when the dispatch is quantised: DeepEP and DeepSeek-V3 dispatch
+  /// in FP8 (with one scale per 128 values) and combine in BF16, so the
+  /// combine moves about twice the dispatch's bytes.
+  double moe_combine_bytes = 0;
   std::uint32_t moe_layers = 0;
   /// The library that runs dispatch and combine (ep_kernel.hpp), and the size
-  /// of one of its messages (one token's hidden state), which pplx-kernels'
-  /// time depends on; combine moves the dispatch's bytes back.
+  /// of one of its dispatch messages (one token's hidden state), which
+  /// pplx-kernels' time depends on; a combine message is as much larger as
+  /// the combine's bytes are.
   EpKernel ep_kernel = EpKernel::nccl;
   std::uint64_t ep_message_bytes = 0;
   /// Training: forward and backward (TP 4 all-reduces per layer, PP sends both

@@ -37,6 +37,7 @@ struct JobWorkload {
   std::uint32_t layers = 0;           // transformer layers
   std::uint32_t micro_batches = 0;    // per step and pipeline
   double expert_bytes = 0;            // MoE dispatch per rank, layer and micro-batch
+  double expert_combine_bytes = 0;    // the combine's, when it differs (FP8 dispatch, BF16 combine); 0 = same
   std::uint32_t moe_layers = 0;       // MoE layers (default: all layers when expert_bytes is given)
   EpKernel ep_kernel = EpKernel::nccl;  // the library of its dispatch and combine (cost/ep_kernel.hpp)
   std::uint64_t ep_message_bytes = 0; // one token's hidden state, one pplx-kernels put; needed with pplx
