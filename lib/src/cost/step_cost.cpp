@@ -138,11 +138,11 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
             std::uint64_t message = wl.ep_message_bytes;
             if (back && message > 0)
               message = whole_bytes(static_cast<double>(message) * combine_bytes(wl) / wl.moe_dispatch_bytes);
-            dispatch =
-                ep_kernel_cost(wl.ep_kernel, back ? EpPhase::combine : EpPhase::dispatch, wire, g.bytes[i], message);
-            priced = &dispatch;
-            t = wire.reachable ? dispatch.time_us : kInf;
-            outside = dispatch.outside_us;
+            CollectiveCost& one = back ? combine : dispatch;
+            one = ep_kernel_cost(wl.ep_kernel, back ? EpPhase::combine : EpPhase::dispatch, wire, g.bytes[i], message);
+            priced = &one;
+            t = wire.reachable ? one.time_us : kInf;
+            outside = one.outside_us;
           }
         } else if (wl.ep_kernel == EpKernel::nccl || wl.ep_kernel == EpKernel::deepep) {
           // Both directions move the same bytes the same way.
@@ -278,16 +278,12 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
   price(EpPass::dispatch);
   // Jobs whose combine moves other bytes than their dispatch: the combines
   // in a pass of their own (they run after the dispatches), added.
-  if (std::any_of(jobs.begin(), jobs.end(), [](const StepQuery& q) {
-        return q.parallelism.ep > 1 && q.workload.moe_dispatch_bytes > 0 && combine_apart(q.workload);
-      })) {
+  if (std::any_of(g.job.begin(), g.job.end(), [&](std::size_t j) { return combine_apart(jobs[j].workload); })) {
     const std::vector<Slowest> dispatched = worst;
-    std::vector<std::size_t> keep;
-    for (std::size_t i = 0; i < g.job.size(); ++i)
-      if (combine_apart(jobs[g.job[i]].workload)) keep.push_back(i);
     Scratch::StepGroups all = g;
     g.clear();
-    for (std::size_t i : keep) {
+    for (std::size_t i = 0; i < all.job.size(); ++i) {
+      if (!combine_apart(jobs[all.job[i]].workload)) continue;
       g.begin(all.job[i], Collective::alltoall, whole_bytes(combine_bytes(jobs[all.job[i]].workload)));
       for (std::uint32_t k = 0; k < all.size[i]; ++k) g.add(all.pool[all.offset[i] + k]);
       g.algorithm.back() = all.algorithm[i];
