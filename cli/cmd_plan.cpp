@@ -105,6 +105,25 @@ std::string render_plan(const Topology& topology, const Plan& plan, PlanFormat f
   return out.str();
 }
 
+// A plan file of many jobs in YAML is rendered in two halves on two cores
+// (beside the terminal view, emit): 10,000 jobs on 131,040 GPUs make 2.9 MB,
+// and its hostlists are an eighth of planning them.
+std::string render_plan_file(const Topology& topology, const Plan& plan, PlanFormat format) {
+  constexpr std::size_t kSplitFrom = 512;  // jobs; below, a thread costs more than it saves
+  if (format != PlanFormat::yaml || plan.jobs.size() < kSplitFrom) return render_plan(topology, plan, format);
+  const std::size_t half = plan.jobs.size() / 2;
+  auto second = std::async(std::launch::async, [&] {
+    std::ostringstream part;
+    write_plan_yaml_entries(part, topology, plan, half, plan.jobs.size());
+    return part.str();
+  });
+  std::ostringstream out;
+  write_plan_yaml_header(out, plan);
+  write_plan_yaml_entries(out, topology, plan, 0, half);
+  out << second.get();
+  return out.str();
+}
+
 // -o FILE: .json for JSON, .yaml or .yml for YAML, in any case (as render's
 // extensions); anything else is refused rather than silently written as YAML.
 PlanFormat plan_file_format(const std::string& path) {
@@ -125,7 +144,7 @@ int emit(const Topology& topology, const Plan& plan, const PlanCommandOptions& o
   // the plan); the file is still written first.
   std::future<std::string> file;
   if (!o.output.empty())
-    file = std::async(std::launch::async, [&] { return render_plan(topology, plan, plan_file_format(o.output)); });
+    file = std::async(std::launch::async, [&] { return render_plan_file(topology, plan, plan_file_format(o.output)); });
   std::string shown = render_plan(topology, plan, o.format);
   if (file.valid()) write_file_atomically(o.output, file.get());
   std::cout << shown;

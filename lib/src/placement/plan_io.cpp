@@ -567,10 +567,19 @@ void yaml_list(std::ostream& out, int indent, std::string_view key, const std::v
 }  // namespace
 
 void write_plan_yaml(std::ostream& out, const Topology& t, const Plan& plan) {
+  write_plan_yaml_header(out, plan);
+  write_plan_yaml_entries(out, t, plan, 0, plan.jobs.size());
+}
+
+void write_plan_yaml_header(std::ostream& out, const Plan& plan) {
   fmt::print(out, "# topoplan plan: read back with 'topoplan evaluate TOPO PLAN' or '--occupied PLAN'\n");
   fmt::print(out, "topology: {}\npolicy: {}\njobs:\n", YamlMap::quote(plan.topology), YamlMap::quote(plan.policy));
+}
+
+void write_plan_yaml_entries(std::ostream& out, const Topology& t, const Plan& plan, std::size_t first,
+                             std::size_t last) {
   const std::uint32_t node_size = typical_node_accelerators(t);
-  for (std::size_t i = 0; i < plan.jobs.size(); ++i) {
+  for (std::size_t i = first; i < std::min(last, plan.jobs.size()); ++i) {
     const Job& job = plan.jobs[i];
     const JobPlacement& p = plan.placements[i];
     fmt::print(out, "  - name: {}\n", YamlMap::quote(job.name));

@@ -3,6 +3,7 @@
 // scheduler (`evaluate`, `--occupied`). Documented in topoplan-jobs(5).
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -20,6 +21,12 @@ void write_plan_json(std::ostream& out, const Topology& topology, const Plan& pl
 /// The plan as one JSON value inside a larger document.
 void write_plan_json(JsonWriter& json, const Topology& topology, const Plan& plan);
 void write_plan_yaml(std::ostream& out, const Topology& topology, const Plan& plan);
+/// write_plan_yaml in parts that may be rendered apart (on other cores) and
+/// joined in order: the header, then the entries of jobs [first, last) for
+/// consecutive ranges that cover the plan's jobs.
+void write_plan_yaml_header(std::ostream& out, const Plan& plan);
+void write_plan_yaml_entries(std::ostream& out, const Topology& topology, const Plan& plan, std::size_t first,
+                             std::size_t last);
 
 /// Reads a plan (YAML or JSON). Each entry names its devices (a list or a
 /// hostlist of device names), whole nodes (`nodes`), or replicas (a list of
