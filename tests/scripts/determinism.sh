@@ -37,6 +37,17 @@ twice simulate dgx-h100:nodes=4 "$root/tests/data/traces/gavel-philly-vc2869ce.t
   "$bin" simulate dgx-h100:nodes=2 "$root/tests/data/traces/tiny-16gpu.csv" -o s2.svg >/dev/null
 cmp -s s1.svg s2.svg || { echo "simulate svg output differs between runs"; fail=1; }
 
+# A plan file of 512 jobs or more is rendered in parts on two cores: the same
+# bytes as the one-core YAML on stdout, run after run.
+{
+  echo "jobs:"
+  for i in $(seq 1 600); do echo "  - {name: j$i, gpus: $((i % 3 * 4 + 4))}"; done
+} >many.yaml
+"$bin" plan gb200-nvl72:racks=80 many.yaml --format yaml -o many1.yaml >serial.yaml &&
+  "$bin" plan gb200-nvl72:racks=80 many.yaml -o many2.yaml >/dev/null
+cmp -s many1.yaml serial.yaml || { echo "a large plan file differs from the plan on stdout"; fail=1; }
+cmp -s many1.yaml many2.yaml || { echo "a large plan file differs between runs"; fail=1; }
+
 # A bad input must not leave an output file behind, not even an empty one.
 printf 'name: bad\nlevels: [cluster, node]\nblocks: {n: {level: node, devices: [{name: g, kind: gpz}]}}\n' >bad.yaml
 if "$bin" render bad.yaml -o out.svg 2>/dev/null; then echo "render of a bad file succeeded"; fail=1; fi
