@@ -111,3 +111,21 @@ TEST_CASE("local search: plan_jobs improves topo's plans only") {
   // First fit in device order: small, then big-a across the racks' boundary.
   CHECK(racks(t, naive.placements[1]).size() == 2);
 }
+
+TEST_CASE("local search: only the queue's jobs move, the others are priced where they are") {
+  Topology t = preset("gb200-nvl72:racks=2");
+  JobPricer pricer(t);
+  Greedy g = greedy(t, pricer);
+  const std::vector<PlannerState::JobId> greedy_ids = g.ids;
+  const JobPlacement small = g.state.placement(g.ids[0]);
+  // Without `small` in the queue the big jobs cannot both have a rack (it
+  // holds 4 trays of one); the pass may not move it to make room.
+  LocalSearchResult r = improve_placements(g.state, g.jobs, g.ids, {1, 2}, pricer);
+  CHECK(r.candidates > 0);
+  CHECK(g.ids[0] == greedy_ids[0]);
+  CHECK(g.state.active(g.ids[0]));
+  CHECK(g.state.placement(g.ids[0]).replicas == small.replicas);
+  // The objective is the whole plan's, `small` included.
+  CHECK(r.after == Approx(plan_of(t, g, pricer).summary.step_seconds_total).epsilon(1e-12));
+  CHECK(r.placed_after == 3);
+}

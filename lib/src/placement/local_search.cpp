@@ -1,6 +1,7 @@
 #include "local_search.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "topoplan/model/node_size.hpp"
 #include "topoplan/placement/placement_check.hpp"
@@ -21,9 +22,11 @@ constexpr std::size_t kPairLeaders = 8;
 
 class Search {
  public:
-  Search(PlannerState& state, const std::vector<Job>& jobs, std::vector<JobId>& ids, const PlanPricer& pricer,
-         std::size_t work)
-      : s_(state), jobs_(jobs), ids_(ids), pricer_(pricer), work_(work) {}
+  Search(PlannerState& state, const std::vector<Job>& jobs, std::vector<JobId>& ids,
+         const std::vector<std::size_t>& queue, const PlanPricer& pricer, std::size_t work)
+      : s_(state), jobs_(jobs), ids_(ids), in_queue_(ids.size(), 0), pricer_(pricer), work_(work) {
+    for (std::size_t j : queue) in_queue_[j] = 1;
+  }
 
   bool affordable(std::size_t work) const { return spent_ + work <= work_; }
 
@@ -124,11 +127,12 @@ class Search {
     return false;
   }
 
-  // The queue's placed jobs, dearest first (ties: queue index).
+  // The queue's placed jobs, dearest first (ties: index). Jobs outside the
+  // queue are priced but never moved.
   std::vector<std::size_t> dearest_first() const {
     std::vector<std::size_t> out;
     for (std::size_t j = 0; j < ids_.size(); ++j)
-      if (ids_[j] != kNone) out.push_back(j);
+      if (ids_[j] != kNone && in_queue_[j]) out.push_back(j);
     std::stable_sort(out.begin(), out.end(), [&](std::size_t a, std::size_t b) { return per_job_[a] > per_job_[b]; });
     return out;
   }
@@ -147,6 +151,7 @@ class Search {
   PlannerState& s_;
   const std::vector<Job>& jobs_;
   std::vector<JobId>& ids_;
+  std::vector<std::uint8_t> in_queue_;  // per job: in the queue, so it may move
   const PlanPricer& pricer_;
   std::size_t work_;
   std::size_t spent_ = 0;
@@ -162,7 +167,7 @@ LocalSearchResult improve_placements(PlannerState& state, const std::vector<Job>
                                      std::vector<PlannerState::JobId>& ids, const std::vector<std::size_t>& queue,
                                      const PlanPricer& pricer, const LocalSearchOptions& options) {
   LocalSearchResult result;
-  Search search(state, jobs, ids, pricer, options.work);
+  Search search(state, jobs, ids, queue, pricer, options.work);
   const std::size_t placed = search.placed_count();
   // Worth starting only when the work buys a few candidates: the first
   // pricing and check of the queue, and at least 8 candidates of a single

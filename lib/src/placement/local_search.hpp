@@ -50,7 +50,10 @@ struct LocalSearchResult {
 /// state's id of jobs[j], or kNone when it is not placed (entries change as
 /// jobs are placed anew; a job the greedy pass left out may be placed when
 /// others move, never the other way). `queue` is the greedy order the jobs
-/// were placed in (indices into jobs).
+/// were placed in (indices into jobs); only its jobs move. A job outside it
+/// stays where it is, and its step time (contention with the queue's
+/// included) counts in the objective: what-if re-places only the jobs a
+/// scenario displaced, beside the ones still running.
 LocalSearchResult improve_placements(PlannerState& state, const std::vector<Job>& jobs,
                                      std::vector<PlannerState::JobId>& ids, const std::vector<std::size_t>& queue,
                                      const PlanPricer& pricer, const LocalSearchOptions& options = {});
