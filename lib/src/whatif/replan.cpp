@@ -5,12 +5,53 @@
 
 #include <fmt/format.h>
 
+#include "../placement/local_search.hpp"
 #include "topoplan/model/without_links.hpp"
 #include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/placement/planner_state.hpp"
 #include "topoplan/whatif/plan_state.hpp"
 
 namespace topoplan {
+
+namespace {
+
+// The topo policy's improvement pass after its greedy queue, as plan_jobs
+// runs it (local_search.hpp): moving in queue order, the first job moved can
+// take the spot a heavier one needed. Only the jobs moved whole (every
+// replica moved, none stopped or waiting) may move again, on the state with
+// the scenario's mask, so they never land on what is down or drained;
+// everything else stays where it is and is priced with them on what the
+// scenario leaves of the fabric. The changes then say where the jobs went.
+void improve_moves(const Plan& plan, const std::vector<std::size_t>& impact_of, const PlanPricer& pricer, PlanState& ps,
+                   std::vector<JobChange>& changes) {
+  std::vector<std::size_t> queue;
+  for (std::size_t j : queue_order(plan)) {
+    if (impact_of[j] == kNone) continue;
+    const JobChange& change = changes[impact_of[j]];
+    if (change.moved.empty() || !change.stopped.empty() || !change.waiting.empty()) continue;
+    if (change.moved.size() == ps.state.placement(ps.ids[j]).replicas.size()) queue.push_back(j);
+  }
+  if (queue.empty()) return;
+  // The pass reads kNone for a job not running: one the plan left out, or
+  // one the scenario stopped.
+  std::vector<PlannerState::JobId> ids = ps.ids;
+  for (PlannerState::JobId& id : ids)
+    if (id != kNone && !ps.state.active(id)) id = kNone;
+  if (improve_placements(ps.state, plan.jobs, ids, queue, pricer).moves == 0) return;
+  for (std::size_t j : queue) {
+    ps.ids[j] = ids[j];
+    JobChange& change = changes[impact_of[j]];
+    const JobPlacement& now = ps.state.placement(ids[j]);
+    change.moved_to.clear();
+    change.accelerators_moved = 0;
+    for (std::uint32_t m : change.moved) {
+      change.accelerators_moved += now.replicas[m].size();
+      change.moved_to.push_back(now.replicas[m]);
+    }
+  }
+}
+
+}  // namespace
 
 ScenarioResult run_scenario(const Topology& t, const Plan& plan, const std::vector<Target>& targets,
                             const ReplanOptions& options) {
@@ -89,6 +130,7 @@ ScenarioResult run_scenario(const Topology& t, const Plan& plan, const std::vect
     // Replicas lost for good free what they still held.
     if (!change.stopped.empty()) ps.state.release_replicas(ps.ids[j], change.stopped);
   }
+  if (out.policy == "topo") improve_moves(plan, impact_of, after_pricer, ps, out.changes);
 
   // The plan after: placements from the state, stopped replicas left out.
   out.after = plan;

@@ -1,8 +1,9 @@
 // A failure or a drain, played out on a plan: the blast radius, then the
 // jobs that must move re-placed on what is left (in the planner's queue
-// order, through PlannerState::move_replicas; everything else stays where
-// it is), and both plans priced, the second on the fabric the scenario
-// leaves (without_links), so degraded jobs show their new step time.
+// order, through PlannerState::move_replicas; under the topo policy, then
+// the improvement pass plan runs, over the jobs moved whole; everything else
+// stays where it is), and both plans priced, the second on the fabric the
+// scenario leaves (without_links), so degraded jobs show their new step time.
 //
 // A failure frees the replicas it hits before they are re-placed (their
 // healthy accelerators may be reused). A drain is planned maintenance: a
