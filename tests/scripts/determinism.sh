@@ -29,6 +29,8 @@ cmp -s x1.svg x2.svg || { echo "svg output differs between runs"; fail=1; }
 "$bin" plan gb200-nvl72:racks=8 "$root/samples/jobs-nvl72.yaml" -o plan.yaml >/dev/null
 for to in slurm kubernetes; do twice export-plan gb200-nvl72:racks=8 plan.yaml --to "$to"; done
 twice export-plan gb200-nvl72:racks=8 plan.yaml --to slurm --reservations
+twice whatif gb200-nvl72:racks=8 plan.yaml --fail r0003 --format json
+twice whatif gb200-nvl72:racks=3 "$root/tests/cli/inputs/whatif-plan-two-displaced.yaml" --fail r0002 --format json
 
 twice simulate dgx-h100:nodes=16 "$root/tests/data/traces/gavel-philly-vc2869ce.trace" --format json
 twice simulate dgx-h100:nodes=4 "$root/tests/data/traces/gavel-philly-vc2869ce.trace" --policies topo,naive \
