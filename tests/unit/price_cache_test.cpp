@@ -1,7 +1,7 @@
 // The planner's price cache (lib/src/placement/price_cache.hpp) against
 // fresh prices: on every built-in topology, placements built from the same
-// local pattern in different domains share a key, and every cached price,
-// hit or miss, equals what the cost model says afresh.
+// local pattern in different domains share a key, and every cached price
+// and breakdown, hit or miss, equals what the cost model says afresh.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -12,6 +12,33 @@
 
 using namespace topoplan;
 using topoplan::test::preset;
+
+namespace {
+
+// Every field of a cached breakdown as priced afresh.
+void same_breakdown(const std::optional<StepCost>& cached, const std::optional<StepCost>& fresh) {
+  REQUIRE(cached.has_value() == fresh.has_value());
+  if (!fresh) return;
+  CHECK(cached->seconds() == Approx(fresh->seconds()).epsilon(1e-12));
+  for (std::size_t k = 0; k < kStepKinds; ++k) {
+    const StepPart& c = cached->parts[k];
+    const StepPart& f = fresh->parts[k];
+    CHECK(c.seconds == Approx(f.seconds).epsilon(1e-12));
+    CHECK(c.outside_seconds == Approx(f.outside_seconds).epsilon(1e-12).margin(1e-15));
+    CHECK(c.groups == f.groups);
+    CHECK(c.ranks == f.ranks);
+    CHECK(c.islands == f.islands);
+    CHECK(c.op == f.op);
+    CHECK(c.algorithm == f.algorithm);
+    CHECK(c.protocol == f.protocol);
+    CHECK(c.latency_bound == f.latency_bound);
+    CHECK(c.tier == f.tier);
+    CHECK(c.level == f.level);
+    CHECK(c.reachable == f.reachable);
+  }
+}
+
+}  // namespace
 
 TEST_CASE("price cache: cached prices equal fresh ones on every built-in topology") {
   for (const char* name : {"gb200-nvl72:racks=3", "gb300-nvl72:racks=2", "dgx-h100:nodes=12", "dgx-b200:nodes=6",
@@ -47,9 +74,11 @@ TEST_CASE("price cache: cached prices equal fresh ones on every built-in topolog
       INFO(name << " round " << round);
       const double pa = cache.step_seconds(job, ra);
       CHECK(pa == Approx(fresh.step_seconds(job, ra)).epsilon(1e-12));
+      same_breakdown(cache.step_breakdown(fresh, job, ra), fresh.step_breakdown(job, ra));
       if (rb.size() == ra.size()) {
         const double pb = cache.step_seconds(job, rb);
         CHECK(pb == Approx(fresh.step_seconds(job, rb)).epsilon(1e-12));
+        same_breakdown(cache.step_breakdown(fresh, job, rb), fresh.step_breakdown(job, rb));
       }
     }
     CHECK(cache.hits() > 0);

@@ -62,7 +62,7 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
   }
   if (pricer) {
     std::vector<double> shared = pricer->shared_step_seconds(jobs, ranks);
-    // Alone, equal shapes cost the same: price each shape once.
+    // Alone, equal shapes cost the same: price (and break down) each shape once.
     PriceCache alone_prices(topology, *pricer);
     // A service whose workload prices its requests costs what a slice adds
     // to one request's first and next token (service_latency.hpp), alone
@@ -81,7 +81,7 @@ void price_plan(const Topology& topology, Plan& plan, const PlanPricer* pricer) 
     }
     for (std::size_t j = 0; j < plan.placements.size(); ++j)
       if (dearest[j] < owners.size() && request[dearest[j]] < 0)
-        plan.placements[j].breakdown = pricer->step_breakdown(*jobs[dearest[j]], ranks[dearest[j]]);
+        plan.placements[j].breakdown = alone_prices.step_breakdown(*pricer, *jobs[dearest[j]], ranks[dearest[j]]);
     for (const JobPlacement& p : plan.placements)
       if (p.placed && p.shared_step_seconds > 0) s.step_seconds_total += p.shared_step_seconds;
   }

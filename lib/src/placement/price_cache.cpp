@@ -99,4 +99,15 @@ double PriceCache::step_seconds(const Job& job, std::span<const DeviceId> ranks)
   return price;
 }
 
+std::optional<StepCost> PriceCache::step_breakdown(const PlanPricer& pricer, const Job& job,
+                                                   std::span<const DeviceId> ranks) const {
+  if (ranks.size() > kLargest) return pricer.step_breakdown(job, ranks);
+  std::string_view k = key(job, ranks);
+  auto it = breakdowns_.find(k);
+  if (it != breakdowns_.end()) return it->second;
+  std::optional<StepCost> cost = pricer.step_breakdown(job, ranks);
+  breakdowns_.emplace(std::string(k), cost);
+  return cost;
+}
+
 }  // namespace topoplan

@@ -16,11 +16,13 @@
 // links, per-GPU speed): the planner then prices without it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "topoplan/placement/planner.hpp"
 #include "topoplan/placement/policy.hpp"
 
 namespace topoplan {
@@ -31,6 +33,11 @@ class PriceCache final : public PlacementPricer {
   PriceCache(const Topology& topology, const PlacementPricer& pricer);
 
   double step_seconds(const Job& job, std::span<const DeviceId> ranks) const override;
+  /// `pricer`'s step_breakdown of `job` on `ranks`, once per shape as the
+  /// price (a StepCost names no device, only counts, tiers and levels).
+  /// `pricer` must be the same on every call.
+  std::optional<StepCost> step_breakdown(const PlanPricer& pricer, const Job& job,
+                                         std::span<const DeviceId> ranks) const;
 
   /// Placements of more ranks are priced every time.
   static constexpr std::size_t kLargest = 512;
@@ -51,6 +58,7 @@ class PriceCache final : public PlacementPricer {
   const PlacementPricer& pricer_;
   std::vector<std::uint32_t> structure_;  // per domain: its structure class
   mutable std::unordered_map<std::string, double, KeyHash, std::equal_to<>> prices_;
+  mutable std::unordered_map<std::string, std::optional<StepCost>, KeyHash, std::equal_to<>> breakdowns_;
   mutable std::size_t hits_ = 0;
   mutable std::size_t misses_ = 0;
   mutable std::vector<std::vector<DomainId>> seen_;  // scratch: per level, domains by first appearance
