@@ -209,3 +209,37 @@ TEST_CASE("an NVSwitch tray fails: the job stays and its step time grows") {
   CHECK(after > 1.3 * before);
   CHECK(after < 2.1 * before);
 }
+
+TEST_CASE("an NVSwitch tray fails: a twin job on a healthy rack keeps its price") {
+  // The degraded rack's job and its twin on another rack have the same shape;
+  // only the first one's fabric lost a switch, so only its price may change,
+  // alone as well as shared, and in either queue order.
+  Topology t = test::tiny_cluster();
+  for (const char* order : {"pair-first", "twin-first"}) {
+    const std::string pair =
+        R"(  - {name: pair, gpus: 4, parallelism: {tp: 4}, devices: "r0-n0/gpu[0-1],r0-n1/gpu[0-1]",
+     workload: {parameters: 8B}}
+)";
+    const std::string twin =
+        R"(  - {name: twin, gpus: 4, parallelism: {tp: 4}, devices: "r1-n0/gpu[0-1],r1-n1/gpu[0-1]",
+     workload: {parameters: 8B}}
+)";
+    const bool pair_first = std::string(order) == "pair-first";
+    Plan plan = test::hand_plan(t, "jobs:\n" + (pair_first ? pair + twin : twin + pair));
+    const std::size_t p = pair_first ? 0 : 1;
+    const std::size_t w = 1 - p;
+    ScenarioResult r = scenario(t, plan, {"su0/r0/nvsw0"});
+    INFO(order);
+    REQUIRE(r.fabric_changed);
+    const JobPlacement& before_twin = r.before.placements[w];
+    const JobPlacement& after_twin = r.after.placements[w];
+    const JobPlacement& after_pair = r.after.placements[p];
+    CHECK(after_pair.step_seconds > 1.3 * r.before.placements[p].step_seconds);
+    CHECK(after_twin.step_seconds == Approx(before_twin.step_seconds).epsilon(1e-9));
+    CHECK(after_twin.shared_step_seconds == Approx(before_twin.shared_step_seconds).epsilon(1e-9));
+    REQUIRE(after_pair.breakdown);
+    REQUIRE(after_twin.breakdown);
+    CHECK(after_pair.breakdown->seconds() == Approx(after_pair.step_seconds).epsilon(1e-9));
+    CHECK(after_twin.breakdown->seconds() == Approx(after_twin.step_seconds).epsilon(1e-9));
+  }
+}

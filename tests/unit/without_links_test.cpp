@@ -84,3 +84,23 @@ TEST_CASE("without_links on a preset with states and labels; nothing removed is 
   CHECK(islands.island_of[0] == kNone);  // gpu0 of the first node has no scale-up link left
   CHECK(islands.island_of[8] != kNone);  // the second node is untouched
 }
+
+TEST_CASE("without_links marks the domains owning a removed link's ends as altered, and only those") {
+  Topology t = test::tiny_cluster();
+  TopologyIndex index(t);
+  for (DomainId d = 0; d < t.domain_count(); ++d) CHECK_FALSE(t.altered(d));
+  const DeviceId nvsw = *index.find_device("su0/r0/nvsw0");
+  const std::vector<LinkId> removed(t.links_of(nvsw).begin(), t.links_of(nvsw).end());
+  Topology cut = without_links(t, removed);
+  std::vector<DomainId> expected;
+  for (LinkId l : removed)
+    for (DeviceId end : {t.link(l).a, t.link(l).b}) expected.push_back(t.device(end).domain);
+  for (DomainId d = 0; d < t.domain_count(); ++d) {
+    INFO(t.domain_name(d));
+    CHECK(cut.altered(d) == (std::find(expected.begin(), expected.end(), d) != expected.end()));
+  }
+  CHECK(cut.altered(t.device(nvsw).domain));  // the switch's rack
+  // A second rebuild keeps the marks of the first.
+  Topology again = without_links(cut, {});
+  for (DomainId d = 0; d < t.domain_count(); ++d) CHECK(again.altered(d) == cut.altered(d));
+}

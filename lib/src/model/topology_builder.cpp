@@ -81,6 +81,11 @@ void TopologyBuilder::set_domain_labels(DomainId domain, Labels labels) {
   domains_[domain].labels = static_cast<std::uint32_t>(labels_.size() - 1);
 }
 
+void TopologyBuilder::mark_altered(DomainId domain) {
+  if (altered_.size() <= domain) altered_.resize(domains_.size(), 0);
+  altered_[domain] = 1;
+}
+
 void TopologyBuilder::set_node_resources(DomainId node, NodeResources resources) {
   // Taints keep their order: a scheduler reports the first it cannot tolerate.
   if (resources == NodeResources()) {
@@ -399,6 +404,10 @@ Topology TopologyBuilder::finish(DiagnosticSink& sink) {
   t.strings_ = std::move(strings_);
   t.labels_ = std::move(labels_);
   t.node_resources_ = std::move(node_resources_);
+  if (!altered_.empty()) {
+    altered_.resize(t.domains_.size(), 0);
+    t.altered_ = std::move(altered_);
+  }
   t.origins_ = std::move(origins_);
   return t;
 }

@@ -35,6 +35,7 @@ Topology rebuild(const Topology& t, std::span<const LinkId> removed, std::span<c
     b.add_domain(dom.parent, t.str(dom.name), dom.origin);
     if (dom.level == t.host_level()) b.set_hostname(d, t.str(dom.hostname));
     if (dom.resources) b.set_node_resources(d, t.node_resources(d));
+    if (t.altered(d)) b.mark_altered(d);
   }
   for (DomainId d = 0; d < t.domain_count(); ++d)
     if (t.domain(d).labels) b.set_domain_labels(d, t.labels(t.domain(d).labels));
@@ -52,13 +53,20 @@ Topology rebuild(const Topology& t, std::span<const LinkId> removed, std::span<c
     if (changed[id]) {
       p.speed = changed[id]->speed;
       p.state = changed[id]->state;
+      b.mark_altered(dev.domain);
     }
     b.add_device(dev.domain, dev.kind, t.str(dev.name), p, dev.origin);
   }
   for (const LinkType& type : t.link_types()) b.link_type_index(type);
   std::vector<std::uint8_t> gone(t.link_count(), 0);
+  // A removed link alters the domains owning its two ends: a switch's rack
+  // and a GPU's node no longer match their unaltered twins.
   for (LinkId l : removed)
-    if (l < gone.size()) gone[l] = 1;
+    if (l < gone.size()) {
+      gone[l] = 1;
+      b.mark_altered(t.device(t.link(l).a).domain);
+      b.mark_altered(t.device(t.link(l).b).domain);
+    }
   for (LinkId id = 0; id < t.link_count(); ++id) {
     if (gone[id]) continue;
     const Link& l = t.link(id);

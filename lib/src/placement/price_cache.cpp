@@ -12,7 +12,10 @@ PriceCache::PriceCache(const Topology& topology, const PlacementPricer& pricer)
   std::map<std::vector<std::uint32_t>, std::uint32_t> classes;
   for (DomainId d = static_cast<DomainId>(topology.domain_count()); d-- > 0;) {
     const Domain& dom = topology.domain(d);
-    std::vector<std::uint32_t> id = {dom.origin, dom.level, dom.accelerator_count(), dom.child_count};
+    // A domain a scenario altered (a failed switch or link) is a class of
+    // its own: its twins' prices are not its own.
+    std::vector<std::uint32_t> id = {dom.origin, dom.level, dom.accelerator_count(), dom.child_count,
+                                     topology.altered(d) ? d + 1 : 0};
     for (std::uint32_t c = 0; c < dom.child_count; ++c) id.push_back(structure_[dom.first_child + c]);
     structure_[d] = classes.try_emplace(std::move(id), static_cast<std::uint32_t>(classes.size())).first->second;
   }

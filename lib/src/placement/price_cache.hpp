@@ -12,8 +12,11 @@
 // nothing but the topology around the ranks; tests/unit/price_cache_test.cpp
 // holds cached prices against fresh ones on every built-in topology.
 //
-// Not valid once pricing depends on per-device state (a scenario's failed
-// links, per-GPU speed): the planner then prices without it.
+// A domain whose devices or links a scenario changed (Topology::altered: a
+// failed switch, NIC or link) is a structure of its own, so its placements
+// never share a price with its intact twins (price_plan prices a scenario's
+// plan through this cache). The planner still prices without the cache on
+// such a fabric; per-GPU speeds are priced outside it (service latency).
 #pragma once
 
 #include <optional>

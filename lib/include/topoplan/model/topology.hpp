@@ -189,6 +189,11 @@ class Topology {
   const NodeResources& node_resources(DomainId node) const { return node_resources_[domains_[node].resources]; }
   /// Whether any node has resources recorded (a Kubernetes node list).
   bool has_node_resources() const { return node_resources_.size() > 1; }
+  /// Whether a rebuild (without_links, with_device_overrides) changed a
+  /// device or link this domain owns, so that its fabric may no longer be
+  /// that of the other domains of its definition. False everywhere in a
+  /// topology as loaded.
+  bool altered(DomainId domain) const { return !altered_.empty() && altered_[domain] != 0; }
   /// `a/b/c`: local names from below the root down to `domain`; "" for the root.
   std::string domain_path(DomainId domain) const;
   /// The name by which users and other tools refer to a domain: the hostname
@@ -217,6 +222,7 @@ class Topology {
   std::vector<std::string> strings_;       // strings_[0] == ""
   std::vector<Labels> labels_;             // labels_[0] is empty
   std::vector<NodeResources> node_resources_;  // [0] is the default
+  std::vector<std::uint8_t> altered_;          // per domain (altered()); empty when none is
   std::vector<SourceLocation> origins_;    // origins_[0] is unknown
   std::vector<SpeedClass> speed_classes_;  // sorted by name, names unique
 };

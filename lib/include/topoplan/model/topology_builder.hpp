@@ -47,6 +47,8 @@ class TopologyBuilder {
   /// What node `node` offers besides its accelerators (a Kubernetes node's
   /// allocatable, taints and state).
   void set_node_resources(DomainId node, NodeResources resources);
+  /// Records that a rebuild changed what `domain` owns (Topology::altered).
+  void mark_altered(DomainId domain);
   const NodeResources& node_resources(DomainId node) const { return node_resources_[domains_[node].resources]; }
   LevelIndex level_of(DomainId domain) const { return domains_[domain].level; }
   std::size_t level_count() const { return levels_.size(); }
@@ -121,6 +123,7 @@ class TopologyBuilder {
   std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> string_ids_;
   std::vector<Labels> labels_;
   std::vector<NodeResources> node_resources_;
+  std::vector<std::uint8_t> altered_;  // per domain, once one is marked
   std::vector<SourceLocation> origins_;
 };
 
