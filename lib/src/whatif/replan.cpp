@@ -15,6 +15,16 @@ namespace topoplan {
 
 namespace {
 
+// Where a change's moved replicas now are, from the job's placement.
+void record_moves(JobChange& change, const JobPlacement& now) {
+  change.moved_to.clear();
+  change.accelerators_moved = 0;
+  for (std::uint32_t m : change.moved) {
+    change.accelerators_moved += now.replicas[m].size();
+    change.moved_to.push_back(now.replicas[m]);
+  }
+}
+
 // The topo policy's improvement pass after its greedy queue, as plan_jobs
 // runs it (local_search.hpp): moving in queue order, the first job moved can
 // take the spot a heavier one needed. Only the jobs moved whole (every
@@ -40,14 +50,7 @@ void improve_moves(const Plan& plan, const std::vector<std::size_t>& impact_of, 
   if (improve_placements(ps.state, plan.jobs, ids, queue, pricer).moves == 0) return;
   for (std::size_t j : queue) {
     ps.ids[j] = ids[j];
-    JobChange& change = changes[impact_of[j]];
-    const JobPlacement& now = ps.state.placement(ids[j]);
-    change.moved_to.clear();
-    change.accelerators_moved = 0;
-    for (std::uint32_t m : change.moved) {
-      change.accelerators_moved += now.replicas[m].size();
-      change.moved_to.push_back(now.replicas[m]);
-    }
+    record_moves(changes[impact_of[j]], ps.state.placement(ids[j]));
   }
 }
 
@@ -122,11 +125,7 @@ ScenarioResult run_scenario(const Topology& t, const Plan& plan, const std::vect
     }
     const bool waits = options.kind == ScenarioKind::drain && job.kind != JobKind::training;
     (waits ? change.waiting : change.stopped) = failed;
-    const JobPlacement& now = ps.state.placement(ps.ids[j]);
-    for (std::uint32_t m : change.moved) {
-      change.accelerators_moved += now.replicas[m].size();
-      change.moved_to.push_back(now.replicas[m]);
-    }
+    record_moves(change, ps.state.placement(ps.ids[j]));
     // Replicas lost for good free what they still held.
     if (!change.stopped.empty()) ps.state.release_replicas(ps.ids[j], change.stopped);
   }
