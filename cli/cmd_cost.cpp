@@ -32,6 +32,7 @@ struct CostOptions {
   std::string job;
   std::optional<long long> replica;
   std::string algorithm = "auto";
+  std::string protocol;
   std::string ep_kernel = "nccl";
   std::string message_size;
   std::string ep_phase = "dispatch";
@@ -67,6 +68,14 @@ void algorithm_argument(const std::string& text, CollectiveQuery& query) {
                        "it: ring,tree or ^nvls,nvlstree)");
 }
 
+// The protocols NCCL may use, in NCCL_PROTO's syntax (Simple, LL,LL128 or ^LL128).
+ProtocolSet protocol_argument(const std::string& text) {
+  if (auto set = parse_protocol_set(text)) return *set;
+  throw InputError({"--protocol", 0, 0}, "unknown protocol list '" + text +
+                                             "' (NCCL_PROTO's syntax: LL, LL128, Simple, a list such as LL,LL128, "
+                                             "or ^LL128 for all but those)");
+}
+
 // A job of a plan and the devices of one of its replicas.
 struct PlanJob {
   Job job;
@@ -87,9 +96,9 @@ int run_cost(const CostOptions& o) {
     throw InputError({"--collective", 0, 0}, "give --collective OP, or --plan PLAN --job NAME for a job's step");
   // A job's step by parallelism: --plan and --job without --collective.
   if (o.collective.empty()) {
-    if (!o.size.empty() || !o.sweep.empty() || o.algorithm != "auto")
+    if (!o.size.empty() || !o.sweep.empty() || o.algorithm != "auto" || !o.protocol.empty())
       throw InputError({"--collective", 0, 0},
-                       "--size, --sweep and --algorithm price one collective: give --collective OP");
+                       "--size, --sweep, --algorithm and --protocol price one collective: give --collective OP");
     Topology topology = load_topology_argument(o.topology);
     PlanJob pj = job_ranks(topology, o);
     CostModel model(topology);
@@ -105,6 +114,7 @@ int run_cost(const CostOptions& o) {
   CollectiveQuery query;
   query.op = collective_argument(o.collective);
   algorithm_argument(o.algorithm, query);
+  if (!o.protocol.empty()) query.protocols = protocol_argument(o.protocol);
   if (o.size.empty() == o.sweep.empty())
     throw InputError({"--size", 0, 0}, "give either --size SIZE or --sweep FROM:TO");
   std::optional<SizeRange> range;
@@ -129,8 +139,9 @@ int run_cost(const CostOptions& o) {
       throw InputError({"--ep-kernel", 0, 0},
                        kname + " prices an expert-parallel dispatch or combine: use --collective alltoall");
     if (range) throw InputError({"--ep-kernel", 0, 0}, kname + " prices one size; give --size, not --sweep");
-    if (o.algorithm != "auto")
-      throw InputError({"--ep-kernel", 0, 0}, kname + " sends its own way; --algorithm names NCCL's algorithms");
+    if (o.algorithm != "auto" || !o.protocol.empty())
+      throw InputError({"--ep-kernel", 0, 0},
+                       kname + " sends its own way; --algorithm and --protocol name NCCL's algorithms and protocols");
     if (ep_kernel_uses_message(kernel) && o.message_size.empty())
       throw InputError({"--ep-kernel", 0, 0}, kname + " needs --message-size, the bytes of one token's hidden state");
   } else if (o.ep_phase != "dispatch") {
@@ -214,6 +225,11 @@ Action setup_cost(CLI::App& command) {
                      "auto (NCCL's choice), ring, tree, nvls, nvlstree, hierarchical, p2p, or what auto may "
                      "choose from in NCCL_ALGO's syntax: ring,tree or ^nvls,nvlstree")
       ->option_text("ALGO");
+  command
+      .add_option("--protocol,-p", o->protocol,
+                  "the protocols NCCL may use, in NCCL_PROTO's syntax: Simple, LL,LL128 or ^LL128 "
+                  "(default: all, or what the topology's nccl: settings allow)")
+      ->option_text("PROTO");
   command.add_option("--ep-kernel", o->ep_kernel,
                      "the library that runs an alltoall as expert-parallel traffic: nccl (default), pplx "
                      "(pplx-kernels, priced by its puts per peer), deepep (DeepEP's normal kernels: NVLink "
@@ -232,12 +248,15 @@ Action setup_cost(CLI::App& command) {
       "one island. Without --devices, --first or\n"
       "--plan, all accelerators. With --plan and --job but no --collective: the job's\n"
       "communication per step by parallelism (TP, PP, DP, EP), with where each runs.\n"
+      "A topology file's 'nccl:' mapping (NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE) sets what\n"
+      "the platform allows; --algorithm and --protocol narrow it further.\n"
       "The model is described in topoplan-cost(7).\n\n"
       "Examples:\n"
       "  topoplan cost gb200-nvl72 --collective allreduce --size 1G --first 72\n"
       "  topoplan cost dgx-h100:nodes=2 -c alltoall -s 256MiB --devices 'h100-0000[0-1]'\n"
       "  topoplan cost dgx-h100:nodes=1 -c allreduce --sweep 1K:16G --format json\n"
       "  topoplan cost gb200-nvl72:racks=20 -c allreduce -s 1G -n 1440 --algorithm ^nvls,nvlstree\n"
+      "  topoplan cost dgx-h100:nodes=2 -c allreduce --sweep 1M:1G --algorithm Ring,Tree --protocol Simple\n"
       "  topoplan cost dgx-h100:nodes=2 -c alltoall -s 7MiB --ep-kernel pplx --message-size 7168\n"
       "  topoplan cost h800:nodes=4 -c alltoall -s 14MiB --ep-kernel deepep-ll --ep-phase combine\n"
       "  topoplan plan gb200-nvl72:racks=8 samples/jobs-nvl72.yaml -o plan.yaml\n"

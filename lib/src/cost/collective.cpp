@@ -1,6 +1,9 @@
 #include "topoplan/cost/collective.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
+#include <string>
 
 namespace topoplan {
 
@@ -13,6 +16,12 @@ constexpr std::array<std::string_view, kAlgorithmCount> kAlgorithmNames = {
     "auto", "ring", "tree", "nvls", "nvlstree", "hierarchical", "p2p"};
 
 constexpr std::array<std::string_view, kProtocolCount> kProtocolNames = {"ll", "ll128", "simple", "scheduled"};
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
 
 }  // namespace
 
@@ -62,7 +71,7 @@ std::optional<AlgorithmSet> parse_algorithm_set(std::string_view text) {
   while (true) {
     const std::size_t comma = text.find_first_of(",+");
     const std::string_view name = text.substr(0, comma);
-    const std::optional<Algorithm> a = parse_algorithm(name);
+    const std::optional<Algorithm> a = parse_algorithm(lower(name));
     if (!a || *a == Algorithm::automatic) return std::nullopt;
     set = static_cast<AlgorithmSet>(set | algorithm_bit(*a));
     if (comma == std::string_view::npos) break;
@@ -72,5 +81,26 @@ std::optional<AlgorithmSet> parse_algorithm_set(std::string_view text) {
 }
 
 std::string_view protocol_name(Protocol protocol) { return kProtocolNames[static_cast<std::size_t>(protocol)]; }
+
+std::optional<ProtocolSet> parse_protocol_set(std::string_view text) {
+  const bool negate = !text.empty() && text.front() == '^';
+  if (negate) text.remove_prefix(1);
+  if (text.empty()) return std::nullopt;
+  constexpr ProtocolSet kNccl =
+      protocol_bit(Protocol::ll) | protocol_bit(Protocol::ll128) | protocol_bit(Protocol::simple);
+  ProtocolSet set = 0;
+  while (true) {
+    const std::size_t comma = text.find_first_of(",+");
+    const std::string name = lower(text.substr(0, comma));
+    const auto* it = std::find(kProtocolNames.begin(), kProtocolNames.end(), name);
+    if (it == kProtocolNames.end() || static_cast<Protocol>(it - kProtocolNames.begin()) == Protocol::scheduled)
+      return std::nullopt;
+    set = static_cast<ProtocolSet>(set | protocol_bit(static_cast<Protocol>(it - kProtocolNames.begin())));
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  if (negate) set = static_cast<ProtocolSet>(kNccl & ~set);
+  return static_cast<ProtocolSet>(set | protocol_bit(Protocol::scheduled));
+}
 
 }  // namespace topoplan

@@ -720,6 +720,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
     const Algorithm a = algorithms.items[i];
     double raw_us = -1;
     for (Protocol p : pricer.protocols(a, query.op, query.bytes)) {
+      if ((query.protocols & protocol_bit(p)) == 0) continue;
       const double lat = pricer.latency(a, p, query.op, s);
       double estimate = pricer.tuner_us(a, p, query.op, s, lat);
       double time = -1;
@@ -745,6 +746,9 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
       }
     }
   }
+  if (!have && query.protocols != kAllProtocols)
+    throw InputError({}, fmt::format("no allowed protocol (NCCL_PROTO) runs {} on these ranks with {}",
+                                     collective_name(query.op), algorithm_name(algorithms.items[0])));
   if (!have)
     throw InputError({}, fmt::format("algorithm '{}' has no protocol for {} B here: RCCL runs trees inside one "
                                      "AMD node only with LL and LL128, which it keeps to small sizes",
@@ -848,7 +852,7 @@ void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const Colle
                         CollectiveCost& out) {
   auto& m = s.memo;
   if (m.valid && m.op == query.op && m.bytes == query.bytes && m.algorithm == query.algorithm &&
-      m.allowed == query.allowed && same_figures(layout, m.layout)) {
+      m.allowed == query.allowed && m.protocols == query.protocols && same_figures(layout, m.layout)) {
     copy_result(m.cost, out);
     if (out.tier_count > 0) {
       TierList tiers{out.tier_data};
@@ -867,6 +871,7 @@ void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const Colle
   m.bytes = query.bytes;
   m.algorithm = query.algorithm;
   m.allowed = query.allowed;
+  m.protocols = query.protocols;
   copy_result(out, m.cost);
   m.valid = true;
 }
@@ -899,12 +904,46 @@ std::string_view tier_name(Tier tier) {
 }
 
 CostModel::CostModel(const Topology& topology, const CostModelOptions& options)
-    : fabric_(topology), options_(options), scratch_(std::make_unique<Scratch>(fabric_)) {}
+    : fabric_(topology), options_(options), scratch_(std::make_unique<Scratch>(fabric_)) {
+  // NCCL_ALGO's names kNcclAlgorithmNames[0..3] are the model's ring, tree,
+  // nvls and nvlstree; the model has no CollNet or PAT to rule out, and its
+  // hierarchical and p2p paths are not NCCL_ALGO algorithms.
+  const NcclEnvironment& env = topology.nccl_environment();
+  constexpr std::array<Algorithm, 4> kNamed = {Algorithm::ring, Algorithm::tree, Algorithm::nvls, Algorithm::nvlstree};
+  for (std::size_t i = 0; i < kNamed.size(); ++i)
+    if (!env.allows_algorithm(i))
+      env_algorithms_ = static_cast<AlgorithmSet>(env_algorithms_ & ~algorithm_bit(kNamed[i]));
+  constexpr std::array<Protocol, 3> kProtocols = {Protocol::ll, Protocol::ll128, Protocol::simple};
+  for (std::size_t i = 0; i < kProtocols.size(); ++i)
+    if (!env.allows_protocol(i))
+      env_protocols_ = static_cast<ProtocolSet>(env_protocols_ & ~protocol_bit(kProtocols[i]));
+}
+
+CollectiveQuery CostModel::in_environment(const CollectiveQuery& query) const {
+  CollectiveQuery q = query;
+  q.allowed = static_cast<AlgorithmSet>(q.allowed & env_algorithms_);
+  q.protocols = static_cast<ProtocolSet>(q.protocols & env_protocols_);
+  if (q.algorithm != Algorithm::automatic && (env_algorithms_ & algorithm_bit(q.algorithm)) == 0) {
+    // Point at the setting that rules it out: NCCL_NVLS_ENABLE=0 for the
+    // NVLS algorithms where it is given, else NCCL_ALGO.
+    const NcclEnvironment& env = topology().nccl_environment();
+    const bool nvls = q.algorithm == Algorithm::nvls || q.algorithm == Algorithm::nvlstree;
+    SourceLocation where;
+    for (const NcclSetting& setting : env.settings)
+      if ((nvls && setting.name == "NCCL_NVLS_ENABLE" && setting.value == "0") ||
+          (setting.name == "NCCL_ALGO" && where.file.empty()))
+        where = setting.where;
+    throw InputError(where, fmt::format("the topology's NCCL environment ({}) rules out algorithm '{}'", env.describe(),
+                                        algorithm_name(q.algorithm)));
+  }
+  return q;
+}
 CostModel::~CostModel() = default;
 CostModel::CostModel(CostModel&&) noexcept = default;
 CostModel& CostModel::operator=(CostModel&&) noexcept = default;
 
-CollectiveCost CostModel::collective(const CollectiveQuery& query) const {
+CollectiveCost CostModel::collective(const CollectiveQuery& request) const {
+  const CollectiveQuery query = in_environment(request);
   if (query.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   CollectiveCost out;
@@ -919,7 +958,7 @@ std::vector<CollectiveCost> CostModel::sweep(const CollectiveQuery& query, std::
   if (from > to) throw InputError({}, fmt::format("a sweep must not end ({} B) below its start ({} B)", to, from));
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   std::vector<CollectiveCost> out;
-  CollectiveQuery q = query;
+  CollectiveQuery q = in_environment(query);
   for (std::uint64_t size = from; size <= to; size *= 2) {
     q.bytes = size;
     const double one = one_island_us(*scratch_, layout, q, options_.size_efficiency);
@@ -945,7 +984,7 @@ void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
   s.pending.clear();
   s.shares.clear();
   for (std::size_t i = 0; i < queries.size(); ++i) {
-    const CollectiveQuery& q = queries[i];
+    const CollectiveQuery q = in_environment(queries[i]);
     if (q.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
     const Layout& layout = analyse(s, fabric_, q.ranks, family_of(q.op), nullptr);
     if (s.weights.empty()) {
@@ -989,7 +1028,7 @@ void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
       if (s.totals[d] == 0) s.totals_touched.push_back(d);
       s.totals[d] = s.shares[next].total;
     }
-    const CollectiveQuery& q = queries[s.pending[k]];
+    const CollectiveQuery q = in_environment(queries[s.pending[k]]);
     const Layout& layout = analyse(s, fabric_, q.ranks, family_of(q.op), &s.totals);
     price_query(s, layout, q, options_.size_efficiency, cost, candidates);
     result(s.pending[k], cost);

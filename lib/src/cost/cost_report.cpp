@@ -53,6 +53,11 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
   j.field("algorithm", algorithm_name(c.algorithm));
   j.field("protocol", protocol_name(c.protocol));
   j.field("forced", c.forced);
+  if (const NcclEnvironment& env = t.nccl_environment(); !env.empty()) {
+    j.key("nccl_environment").begin_object();
+    for (const NcclSetting& s : env.settings) j.field(s.name, s.value);
+    j.end_object();
+  }
   j.field("reachable", c.reachable);
   j.field("time_us", c.time_us, 3);
   j.field("latency_us", c.latency_us, 3);
@@ -139,6 +144,8 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
     return;
   }
   fmt::print(out, "  algorithm   {}{}\n", method(c), c.forced ? " (requested)" : " (auto)");
+  if (!t.nccl_environment().empty())
+    fmt::print(out, "  nccl env    {} (the topology's)\n", t.nccl_environment().describe());
   fmt::print(out, "  time        {} us (latency {} us)\n", fixed(c.time_us, 3), fixed(c.latency_us, 3));
   fmt::print(out, "  algbw       {} GB/s\n", fixed(c.algbw_gbps, 2));
   fmt::print(out, "  busbw       {} GB/s\n", fixed(c.busbw_gbps, 2));
@@ -181,8 +188,10 @@ void write_cost_json(std::ostream& out, const CostModel& model, const Collective
 void write_sweep_text(std::ostream& out, const CostModel& model, std::span<const CollectiveCost> sweep) {
   if (sweep.empty()) return;
   const CollectiveCost& first = sweep.front();
-  fmt::print(out, "{} on {}{}\n", collective_name(first.op), scope(model, first),
-             first.forced ? fmt::format(", algorithm {}", algorithm_name(first.algorithm)) : "");
+  const NcclEnvironment& env = model.topology().nccl_environment();
+  fmt::print(out, "{} on {}{}{}\n", collective_name(first.op), scope(model, first),
+             first.forced ? fmt::format(", algorithm {}", algorithm_name(first.algorithm)) : "",
+             env.empty() ? "" : fmt::format(", within {}", env.describe()));
   fmt::print(out, "{:>14} {:>14} {:>11} {:>11} {:>8}  {:<20} {}\n", "size (B)", "time (us)", "algbw GB/s",
              "busbw GB/s", "outside", "algorithm", "bottleneck");
   for (const CollectiveCost& c : sweep)

@@ -223,6 +223,7 @@ struct CostModel::Scratch {
     std::uint64_t bytes = 0;
     Algorithm algorithm = Algorithm::automatic;
     AlgorithmSet allowed = 0;
+    ProtocolSet protocols = 0;
     CollectiveCost cost;
   };
   PricedMemo memo;

@@ -484,7 +484,13 @@ std::string Writer::write(const TopologyWriteOptions& options) {
   if (!t_.description().empty()) out += "description: " + quote(t_.description()) + "\n";
   out += "levels: [";
   for (std::size_t i = 0; i < t_.levels().size(); ++i) out += (i ? ", " : "") + t_.levels()[i].name;
-  out += "]\n\nblocks:\n";
+  out += "]\n";
+  if (!t_.nccl_environment().empty()) {
+    out += "nccl:\n";
+    for (const NcclSetting& setting : t_.nccl_environment().settings)
+      out += "  " + setting.name + ": " + quote(setting.value) + "\n";
+  }
+  out += "\nblocks:\n";
   // Finest level first, as a reader builds a picture: nodes, then what holds them.
   std::vector<std::size_t> order = by_use;
   std::stable_sort(order.begin(), order.end(),

@@ -110,6 +110,7 @@ struct Spec {
   std::vector<Block> blocks;
   std::size_t root = 0;
   std::vector<Override> overrides;
+  NcclEnvironment nccl;
 };
 
 bool is_identifier(std::string_view s) {
@@ -147,6 +148,7 @@ class SpecReader {
   Labels read_labels(const yaml::Node& node);
   std::vector<LabelRule> read_label_rules(const yaml::Node& node);
   void read_parameters(const yaml::Node& node, Spec& spec);
+  void read_nccl(const yaml::Node& node, NcclEnvironment& env);
   void read_block(const std::string& name, const yaml::Node& node, Spec& spec, Block& block);
   void read_device(const yaml::Node& node, const Block& block, const Spec& spec, std::vector<DeviceRule>& out);
   void read_link(const yaml::Node& node, const Block& block, const Spec& spec, std::vector<LinkRule>& out);
@@ -541,10 +543,30 @@ void SpecReader::read_override(const yaml::Node& node, std::vector<Override>& ou
   out.push_back(std::move(o));
 }
 
+// `nccl:` maps NCCL's variables to the values the platform sets.
+void SpecReader::read_nccl(const yaml::Node& node, NcclEnvironment& env) {
+  if (!node.IsDefined()) return;
+  if (!node.IsMap()) {
+    sink_.error(yaml::where(file_, node), "'nccl' must map NCCL variables to values, e.g. {NCCL_PROTO: Simple}");
+    return;
+  }
+  for (const auto& entry : node) {
+    auto name = yaml::scalar(entry.first, file_, sink_, "an NCCL variable");
+    auto value = yaml::scalar(entry.second, file_, sink_, "an NCCL variable's value");
+    if (!name || !value) continue;
+    const SourceLocation where = yaml::where(file_, entry.second);
+    if (std::string problem = apply_nccl_setting(env, {*name, *value, where}); !problem.empty())
+      sink_.error(*name == "NCCL_ALGO" || *name == "NCCL_PROTO" || *name == "NCCL_NVLS_ENABLE"
+                      ? where
+                      : yaml::where(file_, entry.first),
+                  problem);
+  }
+}
+
 Spec SpecReader::read(const yaml::Node& root, bool header_only) {
   Spec spec;
   yaml::MapReader m(root, file_, sink_, "a topology file");
-  m.allow({"name", "description", "parameters", "levels", "blocks", "root", "overrides"});
+  m.allow({"name", "description", "parameters", "levels", "blocks", "root", "overrides", "nccl"});
   if (!m.ok()) return spec;
   if (auto name = text(m, "name", true)) {
     spec.name = name->value;
@@ -553,6 +575,7 @@ Spec SpecReader::read(const yaml::Node& root, bool header_only) {
   }
   spec.description = m.string("description").value_or("");
   read_parameters(m.get("parameters"), spec);
+  read_nccl(m.get("nccl"), spec.nccl);
   yaml::Node levels = m.get("levels");
   if (!levels.IsDefined()) {
     sink_.error(m.where(), "a topology file needs 'levels', coarsest first, e.g. [cluster, rack, node]");
@@ -1309,6 +1332,7 @@ Topology parse_topology_document(const yaml::Node& root, std::string_view text, 
   TopologyBuilder builder(spec.name, spec.levels);
   builder.set_description(spec.description);
   builder.set_parameters(spec.parameters);
+  builder.set_nccl_environment(spec.nccl);
   for (SourceLocation& where : origins) builder.add_origin(std::move(where));
   Instantiator(spec, builder).run();
   return builder.finish(sink);

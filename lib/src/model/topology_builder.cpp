@@ -41,6 +41,8 @@ TopologyBuilder::TopologyBuilder(std::string name, std::vector<std::string> leve
 
 void TopologyBuilder::set_description(std::string description) { description_ = std::move(description); }
 
+void TopologyBuilder::set_nccl_environment(NcclEnvironment environment) { nccl_environment_ = std::move(environment); }
+
 void TopologyBuilder::set_parameters(std::vector<TopologyParameter> parameters) {
   parameters_ = std::move(parameters);
 }
@@ -330,6 +332,7 @@ Topology TopologyBuilder::finish(DiagnosticSink& sink) {
   Topology t;
   t.name_ = name_;
   t.description_ = description_;
+  t.nccl_environment_ = nccl_environment_;
   t.parameters_ = parameters_;
   for (const std::string& level : levels_) t.levels_.push_back({level});
   t.domains_.resize(domains_.size());

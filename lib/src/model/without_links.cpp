@@ -20,6 +20,7 @@ Topology rebuild(const Topology& t, std::span<const LinkId> removed, std::span<c
   TopologyBuilder b(t.name(), std::move(levels));
   b.set_description(t.description());
   b.set_parameters(t.parameters());
+  b.set_nccl_environment(t.nccl_environment());
   // Origins keep their indices (0 is the builder's own "unknown"): every
   // index up to the largest one in use is copied in order.
   std::uint32_t last_origin = 0;

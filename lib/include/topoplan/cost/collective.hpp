@@ -55,7 +55,8 @@ inline constexpr AlgorithmSet algorithm_bit(Algorithm a) {
 }
 inline constexpr AlgorithmSet kAllAlgorithms = 0xfe;
 /// NCCL_ALGO's syntax: `ring,tree` allows those, `^nvls,nvlstree` all but
-/// those (`+` may stand for the comma). Names as parse_algorithm; nullopt
+/// those (`+` may stand for the comma). Names as parse_algorithm, in any
+/// case (NCCL's own spelling, `Ring,Tree`, works); nullopt
 /// when one is unknown or the list is empty. `auto` alone is every algorithm.
 std::optional<AlgorithmSet> parse_algorithm_set(std::string_view text);
 
@@ -65,6 +66,18 @@ enum class Protocol : std::uint8_t { ll, ll128, simple, scheduled };
 inline constexpr int kProtocolCount = 4;
 
 std::string_view protocol_name(Protocol protocol);
+
+/// A set of protocols, one bit per Protocol.
+using ProtocolSet = std::uint8_t;
+inline constexpr ProtocolSet protocol_bit(Protocol p) {
+  return static_cast<ProtocolSet>(1u << static_cast<unsigned>(p));
+}
+inline constexpr ProtocolSet kAllProtocols = 0x0f;
+/// NCCL_PROTO's syntax: `Simple` or `LL,LL128` allows those, `^LL128` all
+/// but those (names without case, `+` may stand for the comma); `scheduled`
+/// (no NCCL) is always in the set. nullopt when a name is unknown or the list
+/// is empty.
+std::optional<ProtocolSet> parse_protocol_set(std::string_view text);
 
 /// The part of the fabric a collective's traffic crosses.
 enum class Tier : std::uint8_t {

@@ -36,6 +36,8 @@ struct CollectiveQuery {
   Algorithm algorithm = Algorithm::automatic;
   /// With `automatic`: the algorithms NCCL may choose from (NCCL_ALGO).
   AlgorithmSet allowed = kAllAlgorithms;
+  /// The protocols NCCL may use (NCCL_PROTO), for a requested algorithm too.
+  ProtocolSet protocols = kAllProtocols;
 };
 
 /// The traffic of one tier for the chosen algorithm.
@@ -152,8 +154,15 @@ class CostModel {
   void price_concurrent(std::span<const CollectiveQuery> queries,
                         const std::function<void(std::size_t, const CollectiveCost&)>& result, bool candidates) const;
 
+  // The query within the topology's NCCL environment (Topology::
+  // nccl_environment): its algorithms and protocols narrowed to those the
+  // platform allows. Throws InputError for a requested algorithm it rules out.
+  CollectiveQuery in_environment(const CollectiveQuery& query) const;
+
   FabricProfile fabric_;
   CostModelOptions options_;
+  AlgorithmSet env_algorithms_ = kAllAlgorithms;
+  ProtocolSet env_protocols_ = kAllProtocols;
   std::unique_ptr<Scratch> scratch_;
 };
 

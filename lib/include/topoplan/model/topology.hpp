@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "topoplan/model/link_type.hpp"
+#include "topoplan/model/nccl_environment.hpp"
 #include "topoplan/model/resources.hpp"
 #include "topoplan/support/error.hpp"
 
@@ -125,6 +126,9 @@ class Topology {
   const std::string& name() const { return name_; }
   const std::string& description() const { return description_; }
   const std::vector<TopologyParameter>& parameters() const { return parameters_; }
+  /// The NCCL environment the platform sets (a topology file's `nccl:`);
+  /// empty when the file sets none.
+  const NcclEnvironment& nccl_environment() const { return nccl_environment_; }
 
   std::span<const Level> levels() const { return levels_; }
   LevelIndex host_level() const { return static_cast<LevelIndex>(levels_.size() - 1); }
@@ -209,6 +213,7 @@ class Topology {
   std::string name_;
   std::string description_;
   std::vector<TopologyParameter> parameters_;
+  NcclEnvironment nccl_environment_;
   std::vector<Level> levels_;
   std::vector<Device> devices_;
   std::vector<Link> links_;

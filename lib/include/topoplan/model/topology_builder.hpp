@@ -35,6 +35,7 @@ class TopologyBuilder {
 
   void set_description(std::string description);
   void set_parameters(std::vector<TopologyParameter> parameters);
+  void set_nccl_environment(NcclEnvironment environment);
 
   /// Records where something was defined; returns the index to pass as `origin`.
   std::uint32_t add_origin(SourceLocation where);
@@ -110,6 +111,7 @@ class TopologyBuilder {
   std::string name_;
   std::string description_;
   std::vector<TopologyParameter> parameters_;
+  NcclEnvironment nccl_environment_;
   std::vector<std::string> levels_;
   std::vector<PendingDomain> domains_;
   std::vector<Device> devices_;

@@ -1,0 +1,62 @@
+// The NCCL environment a platform sets for every job: which algorithms
+// (NCCL_ALGO, NCCL_NVLS_ENABLE) and protocols (NCCL_PROTO) NCCL may choose
+// from. A topology file records it in its `nccl:` mapping, because some
+// platforms enforce it: Google Cloud's GPUDirect-TCPXO guest configuration
+// for A3 Mega VMs requires NCCL_ALGO=Ring,Tree and NCCL_PROTO=Simple and its
+// profile sets NCCL_NVLS_ENABLE=0 (google/nccl-plugin-gpudirect-tcpxo,
+// a3plus_guest_config.textproto and nccl-env-profile.sh). The cost model
+// prices every collective within it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "topoplan/support/error.hpp"
+
+namespace topoplan {
+
+/// NCCL's algorithm names as NCCL_ALGO spells them (lower case; NCCL
+/// compares them without case). The cost model prices the first four; the
+/// others may be named but never change a price.
+inline constexpr std::array<std::string_view, 7> kNcclAlgorithmNames = {
+    "ring", "tree", "nvls", "nvlstree", "collnetdirect", "collnetchain", "pat"};
+/// NCCL's protocol names as NCCL_PROTO spells them (lower case).
+inline constexpr std::array<std::string_view, 3> kNcclProtocolNames = {"ll", "ll128", "simple"};
+
+/// One setting as written, for messages and for writing the topology back.
+struct NcclSetting {
+  std::string name;
+  std::string value;
+  SourceLocation where;
+};
+
+struct NcclEnvironment {
+  /// Bit i allows kNcclAlgorithmNames[i]; bit i of `protocols` allows
+  /// kNcclProtocolNames[i].
+  std::uint8_t algorithms = 0x7f;
+  std::uint8_t protocols = 0x07;
+  std::vector<NcclSetting> settings;  // in the order given
+
+  bool empty() const { return settings.empty(); }
+  bool allows_algorithm(std::size_t index) const { return (algorithms >> index) & 1u; }
+  bool allows_protocol(std::size_t index) const { return (protocols >> index) & 1u; }
+  /// "NCCL_ALGO=Ring,Tree NCCL_PROTO=Simple", as written.
+  std::string describe() const;
+};
+
+/// The variables an NcclEnvironment understands.
+inline constexpr std::array<std::string_view, 3> kNcclVariables = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE"};
+
+/// Applies one setting: NCCL_ALGO and NCCL_PROTO take NCCL's list syntax
+/// (`Ring,Tree` allows those, `^NVLS,NVLSTree` all but those; names without
+/// case), NCCL_NVLS_ENABLE takes 0 or 1 (0 removes nvls and nvlstree). A
+/// later setting of the same variable replaces the earlier one's effect.
+/// Returns "" or the reason the setting cannot be applied (an unknown
+/// variable or name, per-collective NCCL_ALGO lists, a list that leaves
+/// nothing).
+std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting);
+
+}  // namespace topoplan

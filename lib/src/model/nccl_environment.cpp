@@ -1,0 +1,99 @@
+#include "topoplan/model/nccl_environment.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include <fmt/format.h>
+
+namespace topoplan {
+
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+template <std::size_t N>
+std::string name_list(const std::array<std::string_view, N>& names) {
+  std::string out;
+  for (std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+
+// NCCL's list syntax over `names`: a mask, or the reason it is not one.
+template <std::size_t N>
+std::optional<std::uint8_t> parse_list(std::string_view text, const std::array<std::string_view, N>& names,
+                                       std::string& problem) {
+  const std::uint8_t all = static_cast<std::uint8_t>((1u << N) - 1);
+  const bool negate = !text.empty() && text.front() == '^';
+  if (negate) text.remove_prefix(1);
+  std::uint8_t mask = 0;
+  while (true) {
+    const std::size_t comma = text.find(',');
+    const std::string name = lower(text.substr(0, comma));
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (name.empty()) {
+      problem = "an empty name in the list";
+      return std::nullopt;
+    }
+    if (it == names.end()) {
+      problem = fmt::format("unknown name '{}'; NCCL's names are {}", text.substr(0, comma), name_list(names));
+      return std::nullopt;
+    }
+    mask = static_cast<std::uint8_t>(mask | (1u << (it - names.begin())));
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return negate ? static_cast<std::uint8_t>(all & ~mask) : mask;
+}
+
+}  // namespace
+
+std::string NcclEnvironment::describe() const {
+  std::string out;
+  for (const NcclSetting& s : settings) out += (out.empty() ? "" : " ") + s.name + "=" + s.value;
+  return out;
+}
+
+std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
+  std::string problem;
+  if (setting.name == "NCCL_ALGO") {
+    if (setting.value.find_first_of(":;") != std::string::npos)
+      return "per-collective NCCL_ALGO lists (allreduce:tree;...) are not modelled; give one list for all";
+    const auto mask = parse_list(setting.value, kNcclAlgorithmNames, problem);
+    if (!mask) return fmt::format("NCCL_ALGO '{}': {}", setting.value, problem);
+  } else if (setting.name == "NCCL_PROTO") {
+    const auto mask = parse_list(setting.value, kNcclProtocolNames, problem);
+    if (!mask) return fmt::format("NCCL_PROTO '{}': {}", setting.value, problem);
+  } else if (setting.name == "NCCL_NVLS_ENABLE") {
+    if (setting.value != "0" && setting.value != "1")
+      return fmt::format("NCCL_NVLS_ENABLE '{}' must be 0 or 1", setting.value);
+  } else {
+    return fmt::format("'{}' is not a variable the cost model follows; it follows {}", setting.name,
+                       name_list(kNcclVariables));
+  }
+
+  // The masks follow from the latest setting of each variable.
+  NcclEnvironment next;
+  next.settings = env.settings;
+  next.settings.erase(std::remove_if(next.settings.begin(), next.settings.end(),
+                                     [&](const NcclSetting& s) { return s.name == setting.name; }),
+                      next.settings.end());
+  next.settings.push_back(std::move(setting));
+  for (const NcclSetting& s : next.settings) {
+    if (s.name == "NCCL_ALGO") next.algorithms = parse_list(s.value, kNcclAlgorithmNames, problem).value_or(0);
+    if (s.name == "NCCL_PROTO") next.protocols = parse_list(s.value, kNcclProtocolNames, problem).value_or(0);
+  }
+  constexpr std::uint8_t kNvlsBits = 0x0c;  // nvls, nvlstree
+  for (const NcclSetting& s : next.settings)
+    if (s.name == "NCCL_NVLS_ENABLE" && s.value == "0") next.algorithms &= static_cast<std::uint8_t>(~kNvlsBits);
+  if ((next.algorithms & 0x0f) == 0) return "the NCCL environment leaves none of ring, tree, nvls, nvlstree";
+  if (next.protocols == 0) return "the NCCL environment leaves no protocol";
+  env = std::move(next);
+  return {};
+}
+
+}  // namespace topoplan

@@ -1,0 +1,1 @@
+cost inputs/topology-nccl-bad.yaml -c allreduce -s 1G

@@ -1,0 +1,1 @@
+cost dgx-h100:nodes=2 -c allreduce -s 4K --protocol ^LL,LL128 --format json

@@ -1,0 +1,164 @@
+// A topology's NCCL environment (`nccl:`): how settings combine, how the
+// topology file reports bad ones, and that every price stays within it.
+#include "topoplan/model/nccl_environment.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "cost_test_topologies.hpp"
+#include "topoplan/cost/cost_model.hpp"
+#include "topoplan/io/topology_writer.hpp"
+#include "topoplan/io/topology_yaml.hpp"
+
+using namespace topoplan;
+using namespace cost_test;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string apply(NcclEnvironment& env, const std::string& name, const std::string& value) {
+  return apply_nccl_setting(env, {name, value, {}});
+}
+
+// kBoxes (line 5: its levels) with an `nccl:` mapping after its levels,
+// whose first setting is on line 7.
+std::string boxes_with(const std::string& nccl) {
+  std::string text = kBoxes;
+  const std::string levels = "levels: [cluster, node]\n";
+  text.insert(text.find(levels) + levels.size(), "nccl:\n" + nccl);
+  return text;
+}
+
+Topology load(const std::string& text, const std::string& nodes = "2") {
+  ParameterSettings p;
+  p.values = {{"nodes", nodes}};
+  return parse_topology_yaml(text, "env.yaml", p);
+}
+
+std::string load_error(const std::string& text) {
+  try {
+    load(text);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("NCCL_ALGO and NCCL_PROTO take NCCL's list syntax without case") {
+  NcclEnvironment env;
+  CHECK(env.allows_algorithm(0));
+  CHECK(apply(env, "NCCL_ALGO", "Ring,Tree").empty());
+  CHECK(env.allows_algorithm(0));        // ring
+  CHECK(env.allows_algorithm(1));        // tree
+  CHECK_FALSE(env.allows_algorithm(2));  // nvls
+  CHECK_FALSE(env.allows_algorithm(3));  // nvlstree
+  CHECK(apply(env, "NCCL_PROTO", "^LL128").empty());
+  CHECK(env.allows_protocol(0));
+  CHECK_FALSE(env.allows_protocol(1));
+  CHECK(env.allows_protocol(2));
+  CHECK(env.describe() == "NCCL_ALGO=Ring,Tree NCCL_PROTO=^LL128");
+  // A later value of a variable replaces the earlier one.
+  CHECK(apply(env, "NCCL_ALGO", "^tree").empty());
+  CHECK_FALSE(env.allows_algorithm(1));
+  CHECK(env.allows_algorithm(2));
+  CHECK(env.describe() == "NCCL_PROTO=^LL128 NCCL_ALGO=^tree");
+}
+
+TEST_CASE("NCCL_NVLS_ENABLE=0 rules out NVLS and NVLSTree whatever NCCL_ALGO says") {
+  NcclEnvironment env;
+  CHECK(apply(env, "NCCL_NVLS_ENABLE", "0").empty());
+  CHECK(apply(env, "NCCL_ALGO", "NVLS,Ring").empty());
+  CHECK(env.allows_algorithm(0));
+  CHECK_FALSE(env.allows_algorithm(2));
+  CHECK(apply(env, "NCCL_NVLS_ENABLE", "1").empty());
+  CHECK(env.allows_algorithm(2));
+  CHECK_FALSE(env.allows_algorithm(3));  // NCCL_ALGO=NVLS,Ring still leaves NVLSTree out
+}
+
+TEST_CASE("settings that cannot be applied say why and change nothing") {
+  NcclEnvironment env;
+  CHECK(contains(apply(env, "NCCL_BUFFSIZE", "8388608"), "not a variable the cost model follows"));
+  CHECK(contains(apply(env, "NCCL_ALGO", "Rnig"), "unknown name 'Rnig'"));
+  CHECK(contains(apply(env, "NCCL_ALGO", "allreduce:tree;allgather:ring"), "per-collective"));
+  CHECK(contains(apply(env, "NCCL_ALGO", "Ring,"), "empty name"));
+  CHECK(contains(apply(env, "NCCL_PROTO", "^LL,LL128,Simple"), "no protocol"));
+  CHECK(contains(apply(env, "NCCL_NVLS_ENABLE", "yes"), "must be 0 or 1"));
+  CHECK(apply(env, "NCCL_ALGO", "NVLS,NVLSTree").empty());
+  CHECK(contains(apply(env, "NCCL_NVLS_ENABLE", "0"), "leaves none"));
+  CHECK(env.describe() == "NCCL_ALGO=NVLS,NVLSTree");
+  CHECK(env.allows_algorithm(2));
+}
+
+TEST_CASE("a topology file's nccl: mapping is read, reported where it is wrong, and written back") {
+  Topology t = load(boxes_with("  NCCL_ALGO: Ring,Tree\n  NCCL_PROTO: Simple\n"));
+  REQUIRE(t.nccl_environment().settings.size() == 2);
+  CHECK(t.nccl_environment().describe() == "NCCL_ALGO=Ring,Tree NCCL_PROTO=Simple");
+  CHECK(t.nccl_environment().settings[1].where.line == 8);
+
+  Topology back = parse_topology_yaml(write_topology_yaml(t, {}), "back.yaml", {});
+  CHECK(back.nccl_environment().describe() == t.nccl_environment().describe());
+  CHECK(back.nccl_environment().protocols == t.nccl_environment().protocols);
+
+  // The value's line and column for a bad value, the key's for an unknown variable.
+  CHECK(contains(load_error(boxes_with("  NCCL_PROTO: LL256\n")), "env.yaml:7:15"));
+  CHECK(contains(load_error(boxes_with("  NCCL_PROTO: LL256\n")), "unknown name 'LL256'"));
+  CHECK(contains(load_error(boxes_with("  NCCL_IB_HCA: mlx5_0\n")), "env.yaml:7:3"));
+  CHECK(contains(load_error(boxes_with("  - NCCL_PROTO\n")), "must map NCCL variables"));
+}
+
+TEST_CASE("every price stays within the topology's NCCL environment") {
+  const std::uint64_t big = std::uint64_t{8} << 30;
+  Topology open = load(kBoxes);
+  Topology simple = load(boxes_with("  NCCL_PROTO: Simple\n  NCCL_NVLS_ENABLE: 0\n"));
+  CostModel free_model(open);
+  CostModel env_model(simple);
+  const auto ranks = first(open, 16);
+
+  // Without the environment NCCL would take NVLSTree for 8 GiB and LL for 4 KiB.
+  CHECK(free_model.collective({ranks, Collective::allreduce, big}).algorithm == Algorithm::nvlstree);
+  CHECK(free_model.collective({ranks, Collective::allreduce, 4096}).protocol == Protocol::ll);
+
+  for (std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{1} << 20, big}) {
+    CollectiveCost c = env_model.collective({ranks, Collective::allreduce, bytes});
+    INFO(bytes);
+    CHECK(c.protocol == Protocol::simple);
+    CHECK(c.algorithm != Algorithm::nvls);
+    CHECK(c.algorithm != Algorithm::nvlstree);
+    for (const Candidate& cand : c.candidates()) {
+      CHECK(cand.protocol == Protocol::simple);
+      CHECK(cand.algorithm != Algorithm::nvlstree);
+    }
+    // Fewer choices never make it faster.
+    CHECK(c.time_us >= free_model.collective({ranks, Collective::allreduce, bytes}).time_us - 1e-9);
+  }
+
+  // The step path (concurrent, no candidates) prices within it too.
+  CollectiveQuery q{ranks, Collective::allreduce, 4096};
+  const auto both = env_model.concurrent(std::span<const CollectiveQuery>(&q, 1));
+  CHECK(both[0].protocol == Protocol::simple);
+
+  // A requested algorithm the environment rules out is an error naming the setting.
+  CollectiveQuery nvls{ranks, Collective::allreduce, big, Algorithm::nvlstree};
+  const std::string why = error_of(env_model, nvls);
+  CHECK(contains(why, "rules out algorithm 'nvlstree'"));
+  CHECK(contains(why, "NCCL_NVLS_ENABLE=0"));
+  // A request may narrow the environment further, never widen it.
+  CollectiveQuery ll{ranks, Collective::allreduce, 4096};
+  ll.protocols = *parse_protocol_set("LL");
+  CHECK(contains(error_of(env_model, ll), "no allowed protocol"));
+  CHECK(free_model.collective(ll).protocol == Protocol::ll);
+}
+
+TEST_CASE("NCCL_PROTO's syntax for a query's protocols") {
+  CHECK(parse_protocol_set("Simple") == (protocol_bit(Protocol::simple) | protocol_bit(Protocol::scheduled)));
+  CHECK(parse_protocol_set("ll,LL128") ==
+        (protocol_bit(Protocol::ll) | protocol_bit(Protocol::ll128) | protocol_bit(Protocol::scheduled)));
+  CHECK(parse_protocol_set("^LL128") ==
+        (protocol_bit(Protocol::ll) | protocol_bit(Protocol::simple) | protocol_bit(Protocol::scheduled)));
+  CHECK_FALSE(parse_protocol_set(""));
+  CHECK_FALSE(parse_protocol_set("scheduled"));
+  CHECK_FALSE(parse_protocol_set("LL,,Simple"));
+  CHECK(parse_algorithm_set("Ring,NVLSTree") == (algorithm_bit(Algorithm::ring) | algorithm_bit(Algorithm::nvlstree)));
+}
