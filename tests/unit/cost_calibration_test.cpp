@@ -77,7 +77,10 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // pplx-kernels' combine at EP64-EP128 (a34, a35) and NVLink (a33), and
   // DeepEP's normal kernels at EP32-EP64 (a48, a49, a52; node-limited
   // routing), each documented in topoplan-cost(7).
-  check_reached("all", s.all, {0.04, 0.235, 1.65});
+  // 2026-12-03: the A3 Mega rows follow GCP's TCPXO environment (Ring and
+  // Tree, Simple only, no NVLS), which the model used to ignore: all median
+  // 4.0 %, check median 6.8 %.
+  check_reached("all", s.all, {0.042, 0.235, 1.65});
   check_reached("fit", s.fit, {0.03, 0.09, 1.25});
   check_reached("check", s.check, {0.07, 0.28, 1.65});
   // Measurements the model cannot reproduce (their setups say why) are
