@@ -15,6 +15,7 @@ TopologySummary summarize(const Topology& topology) {
   TopologySummary s;
   s.name = topology.name();
   s.description = topology.description();
+  for (const NcclSetting& n : topology.nccl_environment().settings) s.nccl.emplace_back(n.name, n.value);
   for (const TopologyParameter& p : topology.parameters()) s.parameters.emplace_back(p.name, p.value);
 
   std::map<std::tuple<int, std::string>, ModelCount> models;
@@ -140,6 +141,11 @@ void write_summary_text(std::ostream& out, const TopologySummary& s) {
   std::string params = parameter_text(s);
   fmt::print(out, "topology {}{}\n", s.name, params.empty() ? "" : fmt::format(" ({})", params));
   if (!s.description.empty()) fmt::print(out, "  {}\n", s.description);
+  if (!s.nccl.empty()) {
+    std::string env;
+    for (const auto& [name, value] : s.nccl) env += fmt::format("{}{}={}", env.empty() ? "" : " ", name, value);
+    fmt::print(out, "  NCCL environment: {}\n", env);
+  }
 
   fmt::print(out, "\ndevices\n");
   for (std::size_t k = 0; k < s.devices.size(); ++k)
@@ -198,6 +204,11 @@ void write_summary_json(std::ostream& out, const TopologySummary& s) {
   j.begin_object();
   j.field("name", s.name);
   j.field("description", s.description);
+  if (!s.nccl.empty()) {
+    j.key("nccl_environment").begin_object();
+    for (const auto& [name, value] : s.nccl) j.field(name, value);
+    j.end_object();
+  }
   j.key("parameters").begin_object();
   for (const auto& [name, value] : s.parameters) j.field(name, value);
   j.end_object();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "topoplan/model/fabric.hpp"
@@ -57,6 +58,7 @@ struct SwitchTierSummary {
 struct TopologySummary {
   std::string name;
   std::string description;
+  std::vector<std::pair<std::string, std::string>> nccl;  // the NCCL environment, as written
   std::vector<std::pair<std::string, long long>> parameters;
   std::array<std::uint64_t, kDeviceKindCount> devices{};  // by DeviceKind
   std::uint64_t device_total = 0;

@@ -1,0 +1,1 @@
+topology show ../../bench/data/topologies/gcp-a3-mega.yaml
