@@ -80,9 +80,13 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // 2026-12-03: the A3 Mega rows follow GCP's TCPXO environment (Ring and
   // Tree, Simple only, no NVLS), which the model used to ignore: all median
   // 4.0 %, check median 6.8 %.
-  check_reached("all", s.all, {0.042, 0.235, 1.65});
-  check_reached("fit", s.fit, {0.03, 0.09, 1.25});
-  check_reached("check", s.check, {0.07, 0.28, 1.65});
+  // Then DeepEP's normal kernels send a token once per node and GPU it goes
+  // to, and are compared as DeepEP's test counts RDMA bytes: a48-a53 within
+  // 6 % at EP32-EP64, EP16 (c18, a51) 15-21 % high: all 4.0 %, 20.8 %, x1.59;
+  // fit 2.5 %, 9.5 %, x1.20; check 5.7 %, 25.4 %, x1.59.
+  check_reached("all", s.all, {0.042, 0.215, 1.65});
+  check_reached("fit", s.fit, {0.03, 0.10, 1.25});
+  check_reached("check", s.check, {0.06, 0.26, 1.65});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

@@ -170,9 +170,54 @@ TEST_CASE("DeepEP normal kernels forward through NVLink across nodes and send di
                                               EpPhase::dispatch, 0);
   CHECK(inside.algorithm == Algorithm::p2p);
   CHECK(across.algorithm == Algorithm::hierarchical);
-  // No kernel terms: the link model's cost of that algorithm.
+  // The link model's algorithm, with its bytes cut to the distinct nodes and
+  // GPUs each token goes to: a token's 8 copies are not all sent.
   CollectiveQuery q{r2, Collective::alltoall, kBytes224, Algorithm::hierarchical};
-  CHECK(across.time_us == m2.collective(q).time_us);
+  const CollectiveCost wire = m2.collective(q);
+  CHECK(across.time_us < wire.time_us);
+  CHECK(across.latency_us == wire.latency_us);
+  const DeepEpRouting route = deepep_routing(16, 2);
+  for (const TierCost& tier : across.tiers())
+    if (tier.tier == Tier::nic) CHECK(tier.bytes == Approx(kBytes224 / 8.0 * route.remote_nodes));
+  for (const TierCost& tier : inside.tiers())
+    if (tier.tier == Tier::scale_up) CHECK(tier.bytes == Approx(kBytes224 / 8.0 * deepep_routing(8, 1).gpus * 7 / 8));
+}
+
+namespace {
+
+// C(n, k) / C(n0, k) the long way, for the routing's closed form.
+double binomial(int n, int k) {
+  double r = 1;
+  for (int i = 0; i < k; ++i) r = r * (n - i) / (i + 1);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("DeepEP's routing: distinct nodes and GPUs of a token under node-limited gating") {
+  // One node: every token stays, spread over the GPUs holding its experts.
+  const DeepEpRouting one = deepep_routing(8, 1);
+  CHECK(one.nodes == Approx(1));
+  CHECK(one.remote_nodes == Approx(0));
+  // 8 of 256 experts, 32 per GPU: E[GPUs hit] = 8 (1 - C(224, 8) / C(256, 8)).
+  CHECK(one.gpus == Approx(8 * (1 - binomial(224, 8) / binomial(256, 8))));
+  // Two nodes, both chosen: E[nodes] = 2 (1 - C(128, 8) / C(256, 8)), half of them remote.
+  const DeepEpRouting two = deepep_routing(16, 2);
+  CHECK(two.nodes == Approx(2 * (1 - binomial(128, 8) / binomial(256, 8))));
+  CHECK(two.remote_nodes == Approx(two.nodes / 2));
+  // Eight nodes: 4 chosen of 8, their 128 experts the pool.
+  const DeepEpRouting eight = deepep_routing(64, 8);
+  CHECK(eight.nodes == Approx(4 * (1 - binomial(96, 8) / binomial(128, 8))));
+  CHECK(eight.remote_nodes == Approx(eight.nodes * 7 / 8));
+  CHECK(eight.gpus == Approx(32 * (1 - binomial(124, 8) / binomial(128, 8))));
+  // Never more nodes than groups or GPUs than copies; more nodes, fewer local.
+  for (std::uint32_t n : {2u, 4u, 8u, 16u, 32u}) {
+    const DeepEpRouting r = deepep_routing(8 * n, n);
+    CHECK(r.nodes <= 4.0 + 1e-12);
+    CHECK(r.gpus <= 8.0 + 1e-12);
+    CHECK(r.remote_nodes < r.nodes);
+    CHECK(r.remote_nodes >= deepep_routing(8 * n / 2, n / 2 > 0 ? n / 2 : 1).remote_nodes - 1e-12);
+  }
 }
 
 TEST_CASE("a step's expert-parallel part is priced by the job's kernel, dispatch and combine") {
@@ -200,6 +245,13 @@ TEST_CASE("a step's expert-parallel part is priced by the job's kernel, dispatch
   CHECK(pplx.ep != Approx(nccl.ep));
   CHECK(pplx.part(StepKind::ep).algorithm == Algorithm::p2p);
   CHECK(pplx.part(StepKind::ep).outside_seconds > 0);
+
+  // DeepEP's normal kernels: the same two phases, each on its distinct nodes and GPUs.
+  w.ep_kernel = EpKernel::deepep;
+  const StepCost normal = model.step(ranks, p, w);
+  const double nd = ep_collective(model, q, EpKernel::deepep, EpPhase::dispatch, 0).time_us;
+  CHECK(normal.ep == Approx(4 * 10 * 3 * nd * 1e-6));
+  CHECK(normal.ep < nccl.ep);
 
   w.training = false;
   w.ep_kernel = EpKernel::deepep_ll;

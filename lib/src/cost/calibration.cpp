@@ -113,6 +113,11 @@ double compared_value(const CalibrationResult& r) {
       if (t.tier == want) bytes = std::max(bytes, t.bytes);
     return bytes / (c.time_us * 1e3);
   }
+  if (r.setup.compare == "rdma-bandwidth") {
+    // DeepEP's test: each token once per node it goes to, its own included.
+    const DeepEpRouting route = deepep_routing(c.ranks, c.islands);
+    return static_cast<double>(c.bytes) / route.top_k * route.nodes / (c.time_us * 1e3);
+  }
   if (r.point.metric == "busbw") return c.busbw_gbps;
   if (r.point.metric == "algbw") return c.algbw_gbps;
   return c.time_us;
@@ -183,7 +188,8 @@ std::vector<CalibrationSetup> parse_calibration_setups(std::string_view text, co
     s.algorithm = l.fields[3];
     if (!l.fields[4].empty()) s.size_bytes = number<std::uint64_t>(l.fields[4], file, l.number, "size_bytes");
     if (!l.fields[5].empty()) s.compare = l.fields[5];
-    if (s.compare != "metric" && s.compare != "scale-up-bandwidth" && s.compare != "nic-bandwidth")
+    if (s.compare != "metric" && s.compare != "scale-up-bandwidth" && s.compare != "nic-bandwidth" &&
+        s.compare != "rdma-bandwidth")
       throw InputError({file, l.number, 1}, fmt::format("unknown comparison '{}'", s.compare));
     s.group = l.fields[6];
     const auto& groups = calibration_groups();

@@ -60,7 +60,42 @@ constexpr double kIbgdaCombinePerPutUs = 6.39;
 // seven other points are within 12 %.
 constexpr double kDeepEpLowLatencyFixedUs = 38.4;
 
+// DeepEP's normal kernels send a token once to each node that holds one of its
+// experts (over RDMA, to the GPU of the same local index) and forward it there
+// over NVLink once to each GPU that holds one of them (csrc/kernels/legacy/
+// internode.cu; tests/legacy/test_internode.py counts the bytes that way,
+// deepseek-ai/DeepEP @dd758caf). The routing is DeepSeek-V3's node-limited
+// gating: 256 routed experts, 8 per token, drawn from the experts of the top 4
+// groups (config.json: n_routed_experts 256, num_experts_per_tok 8,
+// topk_group 4), the groups being nodes: min(4, nodes) in DeepEP's test.
+constexpr double kRoutedExperts = 256;
+constexpr double kTopK = 8;
+constexpr double kTopGroups = 4;
+
+// The chance that none of `pick` experts drawn without replacement from `pool`
+// falls among `held` of them: C(pool - held, pick) / C(pool, pick).
+double none_drawn(double pool, double held, double pick) {
+  double p = 1;
+  for (double i = 0; i < pick; ++i) p *= std::max(0.0, pool - held - i) / (pool - i);
+  return p;
+}
+
 }  // namespace
+
+DeepEpRouting deepep_routing(std::uint32_t ranks, std::uint32_t nodes) {
+  DeepEpRouting r;
+  const double n = std::max<std::uint32_t>(nodes, 1);
+  const double g = std::min(kTopGroups, n);
+  const double pool = g * kRoutedExperts / n;  // the chosen groups' experts
+  const double per_gpu = kRoutedExperts / std::max<std::uint32_t>(ranks, 1);
+  const double gpus_in_pool = pool / per_gpu;
+  // Each chosen node (GPU) receives the token when one of its experts is drawn.
+  r.nodes = g * (1 - none_drawn(pool, kRoutedExperts / n, kTopK));
+  r.remote_nodes = r.nodes * (n - 1) / n;  // the own node is one of the chosen with chance g/n
+  r.gpus = gpus_in_pool * (1 - none_drawn(pool, per_gpu, kTopK));
+  r.top_k = kTopK;
+  return r;
+}
 
 std::string_view ep_kernel_name(EpKernel kernel) {
   switch (kernel) {
@@ -129,6 +164,39 @@ CollectiveCost ep_kernel_cost(EpKernel kernel, EpPhase phase, const CollectiveCo
   CollectiveCost cost = wire;
   EpDispatchTerms t;
   for (const TierCost& tier : cost.tiers()) t.wire_us = std::max(t.wire_us, tier.time_us);
+  if (kernel == EpKernel::deepep && cost.reachable && cost.ranks >= 2) {
+    // The wire priced every top-k copy: NVLink and NIC bytes shrink to the
+    // distinct GPUs and nodes each token goes to, at the same rates (the
+    // wire's shares under contention). Tokens for the own GPU stay put.
+    const DeepEpRouting r = deepep_routing(cost.ranks, cost.islands);
+    const double per_rank = static_cast<double>(bytes);
+    const double n = std::max<std::uint32_t>(cost.islands, 1);
+    const double ranks = cost.ranks;
+    const double old_inside = per_rank * (ranks - 1) / ranks;
+    const double old_outside = per_rank * (n - 1) / n;
+    const double new_inside = per_rank / r.top_k * r.gpus * (ranks - 1) / ranks;
+    const double new_outside = per_rank / r.top_k * r.remote_nodes;
+    double wire_us = 0;
+    double inside_us = 0;
+    for (std::size_t i = 0; i < cost.tier_count; ++i) {
+      TierCost& tier = cost.tier_data[i];
+      const bool inside = !is_outside(tier.tier);
+      const double scale = inside ? new_inside / old_inside : (old_outside > 0 ? new_outside / old_outside : 1.0);
+      tier.bytes *= scale;
+      tier.time_us *= scale;
+      wire_us = std::max(wire_us, tier.time_us);
+      if (inside) inside_us = std::max(inside_us, tier.time_us);
+    }
+    // The bandwidth part of the wire's time (its size ramp included) shrinks
+    // as its busiest tier does; the latency stays.
+    if (t.wire_us > 0) cost.time_us = cost.latency_us + (cost.time_us - cost.latency_us) * wire_us / t.wire_us;
+    t.wire_us = wire_us;
+    cost.algbw_gbps = per_rank / (cost.time_us * 1e3);
+    cost.busbw_gbps = cost.algbw_gbps * bus_factor(Collective::alltoall, cost.ranks);
+    cost.outside_us = cost.islands > 1 ? std::max(0.0, wire_us - inside_us) : 0.0;
+    if (terms) *terms = t;
+    return cost;
+  }
   if (kernel == EpKernel::nccl || kernel == EpKernel::deepep || !cost.reachable || cost.ranks < 2) {
     if (terms) *terms = t;
     return cost;

@@ -131,9 +131,9 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
         const bool apart = combine_apart(wl);
         if (apart) {
           // This pass's phase alone, on its own bytes: the wire's one way for
-          // NCCL and DeepEP's normal kernels, else the kernel's, its message
-          // as much larger as the combine's bytes are.
-          if (wl.ep_kernel != EpKernel::nccl && wl.ep_kernel != EpKernel::deepep) {
+          // NCCL, else the kernel's, its message as much larger as the
+          // combine's bytes are.
+          if (wl.ep_kernel != EpKernel::nccl) {
             const bool back = ep == EpPass::combine;
             std::uint64_t message = wl.ep_message_bytes;
             if (back && message > 0)
@@ -144,7 +144,7 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
             t = wire.reachable ? one.time_us : kInf;
             outside = one.outside_us;
           }
-        } else if (wl.ep_kernel == EpKernel::nccl || wl.ep_kernel == EpKernel::deepep) {
+        } else if (wl.ep_kernel == EpKernel::nccl) {
           // Both directions move the same bytes the same way.
           t *= 2;
           outside *= 2;

@@ -44,7 +44,9 @@ struct CalibrationSetup {
   std::uint64_t size_bytes = 0;  // 0: the measurement's
   /// What to compare with the measured value: `metric` (the row's metric),
   /// `scale-up-bandwidth` or `nic-bandwidth` (bytes each rank moves over that
-  /// tier per second: DeepEP's "bottleneck bandwidth" over NVLink or RDMA).
+  /// tier per second: DeepEP's "bottleneck bandwidth" over NVLink or RDMA), or
+  /// `rdma-bandwidth`: the RDMA bytes as DeepEP's test counts them (a token
+  /// once per node it goes to, its own node included) per second.
   std::string compare = "metric";
   std::string group;          // one of calibration_groups()
   std::string role = "check"; // `fit`, `check` or `outlier`

@@ -48,6 +48,19 @@ struct EpDispatchTerms {
   double wire_us = 0;     // the bytes over the busiest tier of the link model
 };
 
+/// Where DeepEP's normal kernels send a token (DeepSeek-V3's node-limited
+/// routing: 8 of 256 experts from the top min(4, nodes) nodes), as expected
+/// counts per token: the distinct nodes it goes to (its own included, which
+/// DeepEP's test counts as RDMA bytes), those of them that are remote, and the
+/// distinct GPUs. The uniform-draw approximation of topoplan-cost(7).
+struct DeepEpRouting {
+  double nodes = 1;
+  double remote_nodes = 0;
+  double gpus = 1;
+  double top_k = 8;
+};
+DeepEpRouting deepep_routing(std::uint32_t ranks, std::uint32_t nodes);
+
 /// The algorithm of the link model that carries the kernel's bytes on
 /// `ranks`: NCCL's choice (automatic), direct sends (p2p: pplx-kernels and
 /// DeepEP's low-latency kernels), or NVLink forwarding (hierarchical: DeepEP's
