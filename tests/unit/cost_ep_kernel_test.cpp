@@ -176,6 +176,9 @@ TEST_CASE("DeepEP normal kernels forward through NVLink across nodes and send di
   const CollectiveCost wire = m2.collective(q);
   CHECK(across.time_us < wire.time_us);
   CHECK(across.latency_us == wire.latency_us);
+  // The bottleneck is the busiest tier after the cut.
+  REQUIRE(across.bottleneck != kNone);
+  for (const TierCost& tier : across.tiers()) CHECK(tier.time_us <= across.tiers()[across.bottleneck].time_us);
   const DeepEpRouting route = deepep_routing(16, 2);
   for (const TierCost& tier : across.tiers())
     if (tier.tier == Tier::nic) CHECK(tier.bytes == Approx(kBytes224 / 8.0 * route.remote_nodes));

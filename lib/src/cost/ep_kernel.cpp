@@ -184,6 +184,7 @@ CollectiveCost ep_kernel_cost(EpKernel kernel, EpPhase phase, const CollectiveCo
       const double scale = inside ? new_inside / old_inside : (old_outside > 0 ? new_outside / old_outside : 1.0);
       tier.bytes *= scale;
       tier.time_us *= scale;
+      if (tier.time_us > wire_us && cost.bottleneck != kNone) cost.bottleneck = static_cast<std::uint32_t>(i);
       wire_us = std::max(wire_us, tier.time_us);
       if (inside) inside_us = std::max(inside_us, tier.time_us);
     }
