@@ -21,6 +21,7 @@
 #include "topoplan/placement/planner.hpp"
 #include "topoplan/support/comma_list.hpp"
 #include "topoplan/support/json_writer.hpp"
+#include "topoplan/support/ascii.hpp"
 
 namespace topoplan::cli {
 
@@ -130,8 +131,7 @@ PlanFormat plan_file_format(const std::string& path) {
   refuse_directory(path);
   std::string base = path.substr(path.rfind('/') + 1);
   std::size_t dot = base.rfind('.');
-  std::string ext = dot == std::string::npos ? "" : base.substr(dot + 1);
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string ext = ascii_lower(dot == std::string::npos ? "" : base.substr(dot + 1));
   if (ext == "json") return PlanFormat::json;
   if (ext == "yaml" || ext == "yml") return PlanFormat::yaml;
   throw InputError({path, 0, 0}, fmt::format("{}; plan files are .yaml (or .yml) or .json",

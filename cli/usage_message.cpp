@@ -1,4 +1,5 @@
 #include "usage_message.hpp"
+#include "topoplan/support/ascii.hpp"
 
 #include <cctype>
 #include <regex>
@@ -65,8 +66,7 @@ std::string usage_message(const std::string& text) {
   std::string out = text;
   // CLI11 capitalises its messages; ours are lower-case (but keep acronyms
   // and argument names like TOPO as they are).
-  if (out.size() > 1 && !std::isupper(static_cast<unsigned char>(out[1])))
-    out[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(out[0])));
+  if (out.size() > 1 && !std::isupper(static_cast<unsigned char>(out[1]))) out[0] = ascii_lower(out[0]);
   return out;
 }
 

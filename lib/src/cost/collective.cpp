@@ -1,9 +1,9 @@
 #include "topoplan/cost/collective.hpp"
 
-#include <algorithm>
 #include <array>
-#include <cctype>
 #include <string>
+
+#include "topoplan/support/name_list.hpp"
 
 namespace topoplan {
 
@@ -16,12 +16,6 @@ constexpr std::array<std::string_view, kAlgorithmCount> kAlgorithmNames = {
     "auto", "ring", "tree", "nvls", "nvlstree", "hierarchical", "p2p"};
 
 constexpr std::array<std::string_view, kProtocolCount> kProtocolNames = {"ll", "ll128", "simple", "scheduled"};
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 }  // namespace
 
@@ -64,43 +58,21 @@ std::vector<std::string> algorithm_names() { return {kAlgorithmNames.begin(), kA
 
 std::optional<AlgorithmSet> parse_algorithm_set(std::string_view text) {
   if (text == "auto") return kAllAlgorithms;
-  const bool negate = !text.empty() && text.front() == '^';
-  if (negate) text.remove_prefix(1);
-  if (text.empty()) return std::nullopt;
-  AlgorithmSet set = 0;
-  while (true) {
-    const std::size_t comma = text.find_first_of(",+");
-    const std::string_view name = text.substr(0, comma);
-    const std::optional<Algorithm> a = parse_algorithm(lower(name));
-    if (!a || *a == Algorithm::automatic) return std::nullopt;
-    set = static_cast<AlgorithmSet>(set | algorithm_bit(*a));
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  return negate ? static_cast<AlgorithmSet>(kAllAlgorithms & ~set) : set;
+  std::string problem;
+  const auto list = parse_name_list(text, kAlgorithmNames, ",+", problem);
+  if (!list || (list->named & algorithm_bit(Algorithm::automatic))) return std::nullopt;
+  return static_cast<AlgorithmSet>(list->selected(kAllAlgorithms));
 }
 
 std::string_view protocol_name(Protocol protocol) { return kProtocolNames[static_cast<std::size_t>(protocol)]; }
 
 std::optional<ProtocolSet> parse_protocol_set(std::string_view text) {
-  const bool negate = !text.empty() && text.front() == '^';
-  if (negate) text.remove_prefix(1);
-  if (text.empty()) return std::nullopt;
   constexpr ProtocolSet kNccl =
       protocol_bit(Protocol::ll) | protocol_bit(Protocol::ll128) | protocol_bit(Protocol::simple);
-  ProtocolSet set = 0;
-  while (true) {
-    const std::size_t comma = text.find_first_of(",+");
-    const std::string name = lower(text.substr(0, comma));
-    const auto* it = std::find(kProtocolNames.begin(), kProtocolNames.end(), name);
-    if (it == kProtocolNames.end() || static_cast<Protocol>(it - kProtocolNames.begin()) == Protocol::scheduled)
-      return std::nullopt;
-    set = static_cast<ProtocolSet>(set | protocol_bit(static_cast<Protocol>(it - kProtocolNames.begin())));
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  if (negate) set = static_cast<ProtocolSet>(kNccl & ~set);
-  return static_cast<ProtocolSet>(set | protocol_bit(Protocol::scheduled));
+  std::string problem;
+  const auto list = parse_name_list(text, kProtocolNames, ",+", problem);
+  if (!list || (list->named & protocol_bit(Protocol::scheduled))) return std::nullopt;
+  return static_cast<ProtocolSet>(list->selected(kNccl) | protocol_bit(Protocol::scheduled));
 }
 
 }  // namespace topoplan

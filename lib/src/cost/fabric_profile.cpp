@@ -7,14 +7,14 @@
 #include <unordered_map>
 
 #include "topoplan/cost/nccl_tuning.hpp"
+#include "topoplan/support/ascii.hpp"
 
 namespace topoplan {
 
 namespace {
 
 CpuVendor vendor_of(std::string_view model) {
-  std::string m;
-  for (char c : model) m += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string m = ascii_lower(model);
   auto has = [&](std::string_view word) { return m.find(word) != std::string::npos; };
   if (has("xeon") || has("intel")) return CpuVendor::intel;
   if (has("epyc") || has("amd") || has("rome") || has("milan") || has("genoa") || has("turin"))

@@ -21,6 +21,8 @@
 
 #include <fmt/format.h>
 
+#include "topoplan/support/ascii.hpp"
+
 namespace topoplan::formats {
 
 namespace {
@@ -82,7 +84,7 @@ std::string level_name_for_label(std::string_view key) {
   for (char c : name) {
     auto u = static_cast<unsigned char>(c);
     if (std::isalnum(u))
-      out += static_cast<char>(std::tolower(u));
+      out += ascii_lower(c);
     else if (!out.empty() && out.back() != '_')
       out += '_';
   }

@@ -18,16 +18,11 @@
 #include "../io/yaml_support.hpp"
 #include "slurm_topology.hpp"
 #include "topoplan/io/hostlist.hpp"
+#include "topoplan/support/ascii.hpp"
 
 namespace topoplan::formats::slurm {
 
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // Longer (continued) lines are refused: every character keeps its position.
 constexpr std::size_t kMaxLine = 1'000'000;
@@ -120,7 +115,8 @@ bool commented_record(std::string_view line) {
   if (i == 0 || line.find('#') >= i) return false;
   std::string_view rest = line.substr(i);
   for (std::string_view key : {"SwitchName", "BlockName"})
-    if (rest.size() > key.size() && iequals(rest.substr(0, key.size()), key) && rest[key.size()] == '=') return true;
+    if (rest.size() > key.size() && ascii_iequals(rest.substr(0, key.size()), key) && rest[key.size()] == '=')
+      return true;
   return false;
 }
 
@@ -254,20 +250,21 @@ class ConfReader {
     std::size_t i = 0;
     while (i < ps.size()) {
       const Pair& p = ps[i];
-      if (iequals(p.key, "SwitchName")) {
+      if (ascii_iequals(p.key, "SwitchName")) {
         i = parse_switch(ps, i);
-      } else if (iequals(p.key, "BlockName")) {
+      } else if (ascii_iequals(p.key, "BlockName")) {
         i = parse_block(ps, i);
-      } else if (iequals(p.key, "BlockSizes")) {
+      } else if (ascii_iequals(p.key, "BlockSizes")) {
         parse_block_sizes(p);
         ++i;
-      } else if (iequals(p.key, "RingName")) {
+      } else if (ascii_iequals(p.key, "RingName")) {
         sink_.error(p.key_where, "topology/ring (RingName) is not supported by topoplan's import");
         return;
-      } else if (iequals(p.key, "Include")) {
+      } else if (ascii_iequals(p.key, "Include")) {
         sink_.error(p.key_where, "Include is not followed; import the included file on its own");
         return;
-      } else if (iequals(p.key, "Nodes") || iequals(p.key, "Switches") || iequals(p.key, "LinkSpeed")) {
+      } else if (ascii_iequals(p.key, "Nodes") || ascii_iequals(p.key, "Switches") ||
+                 ascii_iequals(p.key, "LinkSpeed")) {
         sink_.error(p.key_where, fmt::format("{}= belongs on the line of a SwitchName= or BlockName=", p.key));
         return;
       } else {
@@ -299,15 +296,15 @@ class ConfReader {
     bool link_speed = false;
     for (++i; i < ps.size(); ++i) {
       const Pair& p = ps[i];
-      if (iequals(p.key, "Nodes") || iequals(p.key, "Switches")) {
-        bool nodes = iequals(p.key, "Nodes");
+      if (ascii_iequals(p.key, "Nodes") || ascii_iequals(p.key, "Switches")) {
+        bool nodes = ascii_iequals(p.key, "Nodes");
         NameList& list = nodes ? s.nodes : s.switches;
         if (list.present) {
           sink_.error(p.key_where, fmt::format("{}= given twice for switch '{}'", nodes ? "Nodes" : "Switches", s.name));
           continue;
         }
         list = expand_names(p.value, p.value_where, sink_, nodes ? "Nodes" : "Switches", budget_);
-      } else if (iequals(p.key, "LinkSpeed")) {
+      } else if (ascii_iequals(p.key, "LinkSpeed")) {
         // "units arbitrary ... currently not used" (topology.conf(5)); Slurm
         // still insists on a number.
         if (link_speed) sink_.error(p.key_where, fmt::format("LinkSpeed= given twice for switch '{}'", s.name));
@@ -315,7 +312,8 @@ class ConfReader {
         std::optional<long long> v = yaml::parse_integer(p.value);
         if (!v || *v < 0 || *v > 0xffffffffLL)
           sink_.error(p.value_where, fmt::format("LinkSpeed '{}' is not a number", p.value));
-      } else if (iequals(p.key, "SwitchName") || iequals(p.key, "BlockName") || iequals(p.key, "BlockSizes")) {
+      } else if (ascii_iequals(p.key, "SwitchName") || ascii_iequals(p.key, "BlockName") ||
+                 ascii_iequals(p.key, "BlockSizes")) {
         sink_.error(p.key_where, fmt::format("{} must start a new line", p.key));
       } else {
         unknown_key(p, fmt::format("on the line of switch '{}'", s.name), {"Switches", "Nodes", "LinkSpeed"});
@@ -333,13 +331,14 @@ class ConfReader {
     bool ok = check_name(ps[i], "BlockName");
     for (++i; i < ps.size(); ++i) {
       const Pair& p = ps[i];
-      if (iequals(p.key, "Nodes")) {
+      if (ascii_iequals(p.key, "Nodes")) {
         if (b.nodes.present) {
           sink_.error(p.key_where, fmt::format("Nodes= given twice for block '{}'", b.name));
           continue;
         }
         b.nodes = expand_names(p.value, p.value_where, sink_, "Nodes", budget_);
-      } else if (iequals(p.key, "SwitchName") || iequals(p.key, "BlockName") || iequals(p.key, "BlockSizes")) {
+      } else if (ascii_iequals(p.key, "SwitchName") || ascii_iequals(p.key, "BlockName") ||
+                 ascii_iequals(p.key, "BlockSizes")) {
         sink_.error(p.key_where, fmt::format("{} must start a new line", p.key));
       } else {
         unknown_key(p, fmt::format("on the line of block '{}'", b.name), {"Nodes"});

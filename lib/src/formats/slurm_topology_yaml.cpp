@@ -9,14 +9,14 @@
 #include "../io/yaml_support.hpp"
 #include "slurm_topology.hpp"
 #include "topoplan/io/hostlist.hpp"
+#include "topoplan/support/ascii.hpp"
 
 namespace topoplan::formats::slurm {
 
 namespace {
 
-std::optional<bool> parse_bool(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+std::optional<bool> parse_bool(std::string_view given) {
+  const std::string text = ascii_lower(given);
   if (text == "true" || text == "yes" || text == "on") return true;
   if (text == "false" || text == "no" || text == "off") return false;
   return std::nullopt;
@@ -262,9 +262,7 @@ std::string scalar_text(const std::string& s) {
   for (char c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_.-[],").find(c) == std::string_view::npos)
       plain = false;
-  std::string lower = s;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = ascii_lower(s);
   for (const char* r : kReserved)
     if (lower == r) plain = false;
   if (plain && yaml::parse_number(s)) plain = false;

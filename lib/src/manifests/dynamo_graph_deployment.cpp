@@ -48,6 +48,7 @@
 #include "service_annotations.hpp"
 #include "workload.hpp"
 #include "topoplan/placement/service.hpp"
+#include "topoplan/support/ascii.hpp"
 
 namespace topoplan {
 
@@ -85,12 +86,6 @@ bool domain_name_ok(std::string_view name) {
   auto ok = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
   if (!ok(name.front()) || !ok(name.back())) return false;
   return std::all_of(name.begin(), name.end(), [&](char c) { return ok(c) || c == '-'; });
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 class GraphDeploymentReader {
@@ -188,7 +183,7 @@ Component GraphDeploymentReader::component(const std::string& name, const yaml::
   }
   c.gpus = static_cast<std::uint32_t>(std::clamp<long long>(gpus, 0, kMaxCount));
   c.flags = read_engine_flags(args);
-  if (lower(c.type) == "planner") c.args = std::move(args);
+  if (ascii_lower(c.type) == "planner") c.args = std::move(args);
   yaml::Node tc = spec["topologyConstraint"];
   if (tc.IsDefined() && !tc.IsNull()) {
     if (!tc.IsMap()) {
@@ -276,7 +271,7 @@ void GraphDeploymentReader::read(const yaml::Node& doc, bool beta) {
                                      "ending with a letter or digit",
                                      name));
       for (const Component& other : components)
-        if (lower(other.name) == lower(name))
+        if (ascii_lower(other.name) == ascii_lower(name))
           reject(where(c), fmt::format("component names must be unique case-insensitively: '{}' and '{}'",
                                        other.name, name));
       components.push_back(component(name, c, true));
@@ -389,7 +384,7 @@ void GraphDeploymentReader::read(const yaml::Node& doc, bool beta) {
   }
   // Dynamo's SLA planner scales the graph to its TTFT and ITL targets.
   for (const Component& c : components) {
-    if (lower(c.type) != "planner") continue;
+    if (ascii_lower(c.type) != "planner") continue;
     if (auto targets = planner_targets(c.args)) {
       s.ttft_ms = targets->ttft_ms;
       s.tpot_ms = targets->itl_ms;

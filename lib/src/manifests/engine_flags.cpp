@@ -1,4 +1,5 @@
 #include "engine_flags.hpp"
+#include "topoplan/support/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -96,8 +97,7 @@ EngineFlags read_engine_flags(const std::vector<std::string>& args) {
 RolePhase infer_role_phase(const std::vector<std::string_view>& names, const EngineFlags& flags) {
   if (flags.phase_given) return flags.phase;
   for (std::string_view name : names) {
-    std::string lower(name);
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = ascii_lower(name);
     const bool prefill = lower.find("prefill") != std::string::npos;
     const bool decode = lower.find("decode") != std::string::npos;
     if (prefill != decode) return prefill ? RolePhase::prefill : RolePhase::decode;
@@ -119,9 +119,7 @@ std::string model_note(const KnownModel& model, std::string_view named, bool len
   const ServiceWorkload& w = model.workload;
   std::string kv = w.kv_latent ? fmt::format("an MLA latent of {}", w.kv_latent)
                                : fmt::format("{} KV heads of {}", w.kv_heads, w.head_dim);
-  std::string lower_named(named), lower_name(model.name);
-  for (std::string* t : {&lower_named, &lower_name})
-    for (char& c : *t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower_named = ascii_lower(named), lower_name = ascii_lower(model.name);
   const std::string as = lower_named.ends_with(lower_name.substr(lower_name.rfind('/') + 1))
                              ? std::string()
                              : fmt::format(" (read as {})", model.name);

@@ -6,16 +6,11 @@
 #include <fmt/format.h>
 
 #include "topoplan/model/fabric.hpp"
+#include "topoplan/support/ascii.hpp"
 
 namespace topoplan {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 }  // namespace
 
@@ -71,16 +66,16 @@ std::optional<LevelIndex> LevelMap::level_of_label(std::string_view label) const
   // (ClusterUUID.CliqueID): one multi-node NVLink domain.
   if (label == "nvidia.com/gpu.clique" && island_level() < topology_.host_level()) return island_level();
   std::string_view name = label.substr(label.rfind('/') == std::string_view::npos ? 0 : label.rfind('/') + 1);
-  std::string name_lower = lower(name);
+  std::string name_lower = ascii_lower(name);
   for (LevelIndex l = 0; l < topology_.levels().size(); ++l)
-    if (lower(topology_.levels()[l].name) == name_lower) return l;
+    if (ascii_lower(topology_.levels()[l].name) == name_lower) return l;
   // Provider labels put the level last: cloud.provider.com/topology-rack,
   // cloud.google.com/gce-topology-block.
   std::size_t sep = name.find_last_of("-_.");
   if (sep != std::string_view::npos) {
-    std::string last = lower(name.substr(sep + 1));
+    std::string last = ascii_lower(name.substr(sep + 1));
     for (LevelIndex l = 0; l < topology_.levels().size(); ++l)
-      if (lower(topology_.levels()[l].name) == last) return l;
+      if (ascii_lower(topology_.levels()[l].name) == last) return l;
   }
   return std::nullopt;
 }

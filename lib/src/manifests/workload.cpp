@@ -1,4 +1,5 @@
 #include "workload.hpp"
+#include "topoplan/support/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -16,11 +17,7 @@ constexpr std::uint64_t kMaxAccelerators = 100'000'000;
 // Kueue names a pod set after its role, lowercased (NewPodSetReference in
 // apis/kueue/v1beta2/workload_types.go @ff69552e): MPIJob's Launcher is
 // "launcher".
-std::string kueue_pod_set_name(std::string_view name) {
-  std::string out(name);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+std::string kueue_pod_set_name(std::string_view name) { return ascii_lower(name); }
 
 bool kubeflow_kind(std::string_view what) {
   return what == "PyTorchJob" || what == "MPIJob" || what == "TFJob" || what == "JAXJob" || what == "XGBoostJob" ||

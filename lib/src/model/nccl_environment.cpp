@@ -1,20 +1,15 @@
 #include "topoplan/model/nccl_environment.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 
 #include <fmt/format.h>
 
+#include "topoplan/support/name_list.hpp"
+
 namespace topoplan {
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 template <std::size_t N>
 std::string name_list(const std::array<std::string_view, N>& names) {
@@ -27,27 +22,9 @@ std::string name_list(const std::array<std::string_view, N>& names) {
 template <std::size_t N>
 std::optional<std::uint8_t> parse_list(std::string_view text, const std::array<std::string_view, N>& names,
                                        std::string& problem) {
-  const std::uint8_t all = static_cast<std::uint8_t>((1u << N) - 1);
-  const bool negate = !text.empty() && text.front() == '^';
-  if (negate) text.remove_prefix(1);
-  std::uint8_t mask = 0;
-  while (true) {
-    const std::size_t comma = text.find(',');
-    const std::string name = lower(text.substr(0, comma));
-    const auto it = std::find(names.begin(), names.end(), name);
-    if (name.empty()) {
-      problem = "an empty name in the list";
-      return std::nullopt;
-    }
-    if (it == names.end()) {
-      problem = fmt::format("unknown name '{}'; NCCL's names are {}", text.substr(0, comma), name_list(names));
-      return std::nullopt;
-    }
-    mask = static_cast<std::uint8_t>(mask | (1u << (it - names.begin())));
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  return negate ? static_cast<std::uint8_t>(all & ~mask) : mask;
+  const auto list = parse_name_list(text, names, ",", problem);
+  if (!list) return std::nullopt;
+  return static_cast<std::uint8_t>(list->selected((1u << N) - 1));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "topoplan/placement/model_catalog.hpp"
+#include "topoplan/support/ascii.hpp"
 
 #include <array>
 #include <cctype>
@@ -75,8 +76,7 @@ bool strip(std::string& s, std::string_view suffix) {
 std::optional<KnownModel> known_model(std::string_view model) {
   while (!model.empty() && model.back() == '/') model.remove_suffix(1);
   if (std::size_t slash = model.rfind('/'); slash != std::string_view::npos) model.remove_prefix(slash + 1);
-  std::string key(model);
-  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string key = ascii_lower(model);
   bool fp8 = false;
   // Suffixes in the order repositories stack them: -Instruct-FP8, -0528.
   for (bool again = true; again;) {

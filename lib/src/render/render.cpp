@@ -9,6 +9,7 @@
 #include "graphviz_render.hpp"
 #include "topoplan/support/error.hpp"
 #include "topoplan/support/json_writer.hpp"
+#include "topoplan/support/ascii.hpp"
 
 namespace topoplan {
 
@@ -51,8 +52,7 @@ RenderFormat format_for_path(std::string_view path) {
   std::size_t dot = base.rfind('.');
   std::string suffix(dot == std::string_view::npos ? std::string_view() : base.substr(dot + 1));
   // Extensions are matched regardless of case (cluster.SVG), as plan -o does.
-  std::string lower = suffix;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = ascii_lower(suffix);
   std::vector<std::string> known;
   for (const Extension& e : kExtensions) {
     if (e.suffix == lower) return e.format;

@@ -1,4 +1,5 @@
 #include "topoplan/support/error.hpp"
+#include "topoplan/support/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -69,9 +70,7 @@ namespace {
 // Optimal string alignment distance: insertions, deletions, substitutions and
 // transpositions of neighbours each cost 1 (a swapped pair is a common typo).
 std::size_t edit_distance(const std::string& a, const std::string& b) {
-  auto same = [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-  };
+  auto same = [](char x, char y) { return ascii_lower(x) == ascii_lower(y); };
   const std::size_t w = b.size() + 1;
   std::vector<std::size_t> d((a.size() + 1) * w);
   for (std::size_t i = 0; i <= a.size(); ++i) d[i * w] = i;
