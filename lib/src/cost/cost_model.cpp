@@ -513,7 +513,14 @@ class Pricer {
     return std::max(0.0, fill - transfer_us(chunk * channels, alg));
   }
 
-  double latency(Algorithm a, Protocol p, Collective op, double s, bool inside = false) const {
+  // NCCL's latency of (a, p), which its tuner chooses by. On AMD GPUs the
+  // tuner's are RCCL's tables; with `physical`, the network steps take
+  // NCCL's NET row instead, since RCCL's NET row steers RCCL's choice rather
+  // than timing a step (Ring/Simple 320 us a step, against 14 in NCCL's table
+  // and a few us of wire; rccl::kHwLatency), and the link model prices the
+  // chosen algorithm by what a step costs.
+  double latency(Algorithm a, Protocol p, Collective op, double s, bool inside = false,
+                 bool physical = false) const {
     const double n = l_.n;
     const double groups = inside ? 1 : l_.groups;
     if (p == Protocol::scheduled) {
@@ -538,9 +545,10 @@ class Pricer {
       const auto al = static_cast<std::size_t>(algo);
       const bool rccl_row = amd() && al <= static_cast<std::size_t>(nccl::kRing);
       if (!between_nodes) return rccl_row ? rccl::kHwLatency[nccl::kPci][al][proto] : nccl::kHwLatency[nccl::kPci][al][proto];
+      const bool rccl_net = rccl_row && !physical;
       // One GPU per node exposes the network latency fully: NCCL takes Tree's.
       const auto row = l_.max_group == 1 ? static_cast<std::size_t>(nccl::kTree) : al;
-      const double net = rccl_row ? rccl::kHwLatency[nccl::kNet][row][proto] : nccl::kHwLatency[nccl::kNet][row][proto];
+      const double net = rccl_net ? rccl::kHwLatency[nccl::kNet][row][proto] : nccl::kHwLatency[nccl::kNet][row][proto];
       return net + l_.route_latency * (proto == kSimple ? 2 : 1);
     };
     const auto ring = static_cast<std::size_t>(nccl::kRing);
@@ -722,6 +730,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
     for (Protocol p : pricer.protocols(a, query.op, query.bytes)) {
       if ((query.protocols & protocol_bit(p)) == 0) continue;
       const double lat = pricer.latency(a, p, query.op, s);
+      const double step_lat = pricer.latency(a, p, query.op, s, false, true);
       double estimate = pricer.tuner_us(a, p, query.op, s, lat);
       double time = -1;
       if (candidates || estimate < 0) {
@@ -730,7 +739,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
           raw_us = tiers.time_us();
           tiers_of = i;
         }
-        time = pricer.physical_us(a, p, query.op, s, raw_us, lat);
+        time = pricer.physical_us(a, p, query.op, s, raw_us, step_lat);
         if (estimate < 0) estimate = time;
       }
       if (candidates && out.candidate_count < kMaxCandidates)
@@ -740,7 +749,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
         have = true;
         best_estimate = estimate;
         best_time = time;
-        best_latency = lat;
+        best_latency = step_lat;
         best_algorithm = a;
         best_protocol = p;
       }
