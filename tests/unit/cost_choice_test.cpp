@@ -166,3 +166,27 @@ root: cluster
   CHECK(across.busbw_gbps == 0);
   CHECK(model.collective({first(t, 2), Collective::allreduce, 1 << 20}).reachable);
 }
+
+TEST_CASE("RCCL chooses by its network latency row, but network steps are timed by NCCL's") {
+  Topology t = preset("mi300x:nodes=2");
+  CostModel model(t);
+  auto ranks = first(t, 16);
+  const std::uint64_t size = std::uint64_t{256} << 20;
+  CollectiveCost ring = model.collective({ranks, Collective::allreduce, size, Algorithm::ring});
+  CHECK(ring.protocol == Protocol::simple);
+  // RCCL's NET row charges a ring step 320 us; two of the 30 steps of 16
+  // ranks on two nodes cross the network, so RCCL's latency alone is over
+  // 640 us. The priced latency takes NCCL's 14 us a network step.
+  CHECK(ring.latency_us < 640 * 1.4 / 2);
+  const Candidate* priced = nullptr;
+  for (const Candidate& cand : ring.candidates())
+    if (cand.protocol == Protocol::simple) priced = &cand;
+  REQUIRE(priced);
+  // RCCL's own estimate keeps the 320 us steps: the choice is RCCL's.
+  CHECK(priced->tuner_us - priced->time_us > 500);
+  // On one node no step crosses the network: estimate and price share the latency.
+  Topology one = preset("mi300x:nodes=1");
+  CostModel m1(one);
+  CollectiveCost inside = m1.collective({first(one, 8), Collective::allreduce, size, Algorithm::ring});
+  CHECK(inside.latency_us < 100);
+}
