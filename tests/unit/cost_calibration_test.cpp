@@ -89,7 +89,8 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // NET latency row (Ring/Simple 320 us a step) steers RCCL's choice but no
   // longer times the steps: MI300X over two nodes from 40 % to 8-14 % low.
   // all 5.0 %, 22.9 %, x1.70; fit 2.5 %, 9.5 %, x1.20; check 6.3 %, 25.4 %,
-  // x1.70 (a58, MI300X at 1 KiB).
+  // x1.70 (a58, MI300X at 1 KiB). c50 then compared as DeepEP counts RDMA
+  // bytes (an outlier): all 4.9 %, check 6.5 %.
   check_reached("all", s.all, {0.052, 0.235, 1.75});
   check_reached("fit", s.fit, {0.03, 0.10, 1.25});
   check_reached("check", s.check, {0.065, 0.26, 1.75});
@@ -99,7 +100,9 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // c21 and c29, and since 2026-12-04 two MI300X runs whose software or
   // setup, not the hardware, sets the figure (a54: an RCCL build 3x faster
   // at 1 MiB than c43's on the same GPUs; a64: a fixed ~220 us a call).
-  CHECK(s.outliers.count <= 4);
+  // c50 (DeepEP on two H200 nodes, compared as DeepEP counts since
+  // 2026-12-04) is below every link: its kernel's SM limit is not modelled.
+  CHECK(s.outliers.count <= 5);
   CHECK(s.outliers.worst_ratio < 6.5);
   for (const CalibrationResult& r : s.results) {
     INFO(r.point.id);
