@@ -730,7 +730,8 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
     for (Protocol p : pricer.protocols(a, query.op, query.bytes)) {
       if ((query.protocols & protocol_bit(p)) == 0) continue;
       const double lat = pricer.latency(a, p, query.op, s);
-      const double step_lat = pricer.latency(a, p, query.op, s, false, true);
+      // Only RCCL's network steps are timed otherwise than chosen by.
+      const double step_lat = pricer.amd() ? pricer.latency(a, p, query.op, s, false, true) : lat;
       double estimate = pricer.tuner_us(a, p, query.op, s, lat);
       double time = -1;
       if (candidates || estimate < 0) {
