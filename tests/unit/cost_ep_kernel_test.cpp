@@ -208,11 +208,19 @@ TEST_CASE("DeepEP's routing: distinct nodes and GPUs of a token under node-limit
   const DeepEpRouting two = deepep_routing(16, 2);
   CHECK(two.nodes == Approx(2 * (1 - binomial(128, 8) / binomial(256, 8))));
   CHECK(two.remote_nodes == Approx(two.nodes / 2));
-  // Eight nodes: 4 chosen of 8, their 128 experts the pool.
+  // Four nodes, all chosen: a uniform draw of 8 from 256, 64 per node.
+  const DeepEpRouting four = deepep_routing(32, 4);
+  CHECK(four.nodes == Approx(4 * (1 - binomial(192, 8) / binomial(256, 8))));
+  // Eight nodes: 4 chosen of 8 by their best expert, which each receives;
+  // the other 4 experts a uniform draw from the pool's 124 others. A GPU (4
+  // of its node's 32 experts) misses its node's best with chance 7/8.
   const DeepEpRouting eight = deepep_routing(64, 8);
-  CHECK(eight.nodes == Approx(4 * (1 - binomial(96, 8) / binomial(128, 8))));
-  CHECK(eight.remote_nodes == Approx(eight.nodes * 7 / 8));
-  CHECK(eight.gpus == Approx(32 * (1 - binomial(124, 8) / binomial(128, 8))));
+  CHECK(eight.nodes == Approx(4));
+  CHECK(eight.remote_nodes == Approx(4.0 * 7 / 8));
+  CHECK(eight.gpus == Approx(32 * (1 - 7.0 / 8 * binomial(120, 4) / binomial(124, 4))));
+  // Choosing nodes by their best expert reaches more of them than a uniform
+  // draw from 4 would (DeepEP's own count on EP64 is about 3.98).
+  CHECK(eight.nodes > four.nodes);
   // Never more nodes than groups or GPUs than copies; more nodes, fewer local.
   for (std::uint32_t n : {2u, 4u, 8u, 16u, 32u}) {
     const DeepEpRouting r = deepep_routing(8 * n, n);

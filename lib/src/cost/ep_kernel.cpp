@@ -67,7 +67,9 @@ constexpr double kDeepEpLowLatencyFixedUs = 38.4;
 // deepseek-ai/DeepEP @dd758caf). The routing is DeepSeek-V3's node-limited
 // gating: 256 routed experts, 8 per token, drawn from the experts of the top 4
 // groups (config.json: n_routed_experts 256, num_experts_per_tok 8,
-// topk_group 4), the groups being nodes: min(4, nodes) in DeepEP's test.
+// topk_group 4), the groups being nodes: min(4, nodes) in DeepEP's test,
+// which picks them by their best expert (tests/legacy/test_internode.py:
+// group scores are the per-node maxima, @dd758caf).
 constexpr double kRoutedExperts = 256;
 constexpr double kTopK = 8;
 constexpr double kTopGroups = 4;
@@ -89,10 +91,23 @@ DeepEpRouting deepep_routing(std::uint32_t ranks, std::uint32_t nodes) {
   const double pool = g * kRoutedExperts / n;  // the chosen groups' experts
   const double per_gpu = kRoutedExperts / std::max<std::uint32_t>(ranks, 1);
   const double gpus_in_pool = pool / per_gpu;
-  // Each chosen node (GPU) receives the token when one of its experts is drawn.
-  r.nodes = g * (1 - none_drawn(pool, kRoutedExperts / n, kTopK));
+  const double per_node = kRoutedExperts / n;
+  if (n <= kTopGroups) {
+    // Every node is chosen: the 8 experts are a uniform draw from all of
+    // them, and a node (GPU) receives the token when one of its own is drawn.
+    r.nodes = g * (1 - none_drawn(pool, per_node, kTopK));
+    r.gpus = gpus_in_pool * (1 - none_drawn(pool, per_gpu, kTopK));
+  } else {
+    // The 4 nodes are chosen by their best expert's score, so each receives
+    // that expert (all but always: it would take 8 better experts on the other
+    // three); the other 4 experts are a uniform draw from the rest of the pool.
+    // A GPU of a chosen node receives the token when its node's best is one of
+    // its experts or one of the 4 draws is.
+    const double rest = kTopK - g;
+    r.nodes = g;
+    r.gpus = gpus_in_pool * (1 - (1 - per_gpu / per_node) * none_drawn(pool - g, per_gpu, rest));
+  }
   r.remote_nodes = r.nodes * (n - 1) / n;  // the own node is one of the chosen with chance g/n
-  r.gpus = gpus_in_pool * (1 - none_drawn(pool, per_gpu, kTopK));
   r.top_k = kTopK;
   return r;
 }

@@ -52,7 +52,9 @@ struct EpDispatchTerms {
 /// routing: 8 of 256 experts from the top min(4, nodes) nodes), as expected
 /// counts per token: the distinct nodes it goes to (its own included, which
 /// DeepEP's test counts as RDMA bytes), those of them that are remote, and the
-/// distinct GPUs. The uniform-draw approximation of topoplan-cost(7).
+/// distinct GPUs. Up to 4 nodes every node is chosen and the experts are a
+/// uniform draw; beyond, the 4 chosen nodes each receive their best expert
+/// and the other 4 experts are drawn uniformly (topoplan-cost(7)).
 struct DeepEpRouting {
   double nodes = 1;
   double remote_nodes = 0;
