@@ -19,9 +19,9 @@
 #include "topoplan/manifests/pod_list.hpp"
 #include "topoplan/placement/plan_io.hpp"
 #include "topoplan/placement/planner.hpp"
+#include "topoplan/support/ascii.hpp"
 #include "topoplan/support/comma_list.hpp"
 #include "topoplan/support/json_writer.hpp"
-#include "topoplan/support/ascii.hpp"
 
 namespace topoplan::cli {
 

@@ -1,11 +1,12 @@
 #include "usage_message.hpp"
-#include "topoplan/support/ascii.hpp"
 
 #include <cctype>
 #include <regex>
 #include <string>
 
 #include <fmt/format.h>
+
+#include "topoplan/support/ascii.hpp"
 
 namespace topoplan::cli {
 

@@ -1,5 +1,4 @@
 #include "engine_flags.hpp"
-#include "topoplan/support/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,6 +6,8 @@
 #include <optional>
 
 #include <fmt/format.h>
+
+#include "topoplan/support/ascii.hpp"
 
 namespace topoplan {
 

@@ -1,5 +1,4 @@
 #include "workload.hpp"
-#include "topoplan/support/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,6 +6,8 @@
 #include <memory>
 
 #include <fmt/format.h>
+
+#include "topoplan/support/ascii.hpp"
 
 namespace topoplan {
 

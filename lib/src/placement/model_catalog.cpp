@@ -1,8 +1,9 @@
 #include "topoplan/placement/model_catalog.hpp"
-#include "topoplan/support/ascii.hpp"
 
 #include <array>
 #include <cctype>
+
+#include "topoplan/support/ascii.hpp"
 
 namespace topoplan {
 

@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 
 #include "graphviz_render.hpp"
+#include "topoplan/support/ascii.hpp"
 #include "topoplan/support/error.hpp"
 #include "topoplan/support/json_writer.hpp"
-#include "topoplan/support/ascii.hpp"
 
 namespace topoplan {
 

@@ -1,11 +1,12 @@
 #include "topoplan/support/error.hpp"
-#include "topoplan/support/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+
+#include "topoplan/support/ascii.hpp"
 
 namespace topoplan {
 
