@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 80.
-  REQUIRE(s.results.size() == 130);
+  // The team's 50 points and topoplan's 111.
+  REQUIRE(s.results.size() == 161);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -92,9 +92,14 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // x1.70 (a58, MI300X at 1 KiB). c50 then compared as DeepEP counts RDMA
   // bytes (an outlier): all 4.9 %, check 6.5 %. With a79-a80 (small
   // all-reduces on 16 H100 nodes, 7-15 % fast): all 5.2 %, check 6.7 %.
-  check_reached("all", s.all, {0.055, 0.235, 1.75});
+  // Then a81-a111, H100 over 2, 4 and 8 nodes (NVIDIA/nccl-tests#309) and a
+  // B200 pair on GCP's RoCE, with LL and LL128 no longer paying a Simple
+  // step's pipeline fill (1 MiB trees over 2-8 nodes from 18-49 % slow to
+  // within 14 %): all 6.1 %, 22.9 %, x1.70; check 7.0 %, 25.4 %, x1.70;
+  // multi-node p90 21.0 %.
+  check_reached("all", s.all, {0.065, 0.235, 1.75});
   check_reached("fit", s.fit, {0.03, 0.10, 1.25});
-  check_reached("check", s.check, {0.07, 0.26, 1.75});
+  check_reached("check", s.check, {0.075, 0.26, 1.75});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

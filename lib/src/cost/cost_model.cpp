@@ -486,9 +486,12 @@ class Pricer {
   // hop of the tree before the last one leaves, each hop at its channel's
   // share of that hop's bandwidth, inside the groups (chains, NVLS) and out
   // of them (the algorithm's bandwidth), as NCCL's Tree and NVLSTree chunk
-  // their data (enqueue.cc calcCollChunking).
+  // their data (enqueue.cc calcCollChunking). Simple only: it hands a hop
+  // a step's data and then the flag that it is there, while LL and LL128
+  // carry a flag in every word or line, so a hop forwards each line as it
+  // arrives and their fill is the per-hop latency the latency term holds.
   double fill_us(Algorithm a, Protocol p, double s, double alg, bool inside) const {
-    if (!(alg > 0)) return 0;
+    if (!(alg > 0) || p != Protocol::simple) return 0;
     const std::uint32_t groups = inside ? 1 : l_.groups;
     double chain_hops = 0, chunk = 0, channels = 1, local = 0;
     if (a == Algorithm::tree) {
