@@ -190,3 +190,24 @@ TEST_CASE("RCCL chooses by its network latency row, but network steps are timed 
   CollectiveCost inside = m1.collective({first(one, 8), Collective::allreduce, size, Algorithm::ring});
   CHECK(inside.latency_us < 100);
 }
+
+TEST_CASE("LL and LL128 trees forward line by line: no pipeline fill along a 72-GPU chain") {
+  // One NVL72 rack is one NCCL node: a tree there is a chain of 72 GPUs,
+  // 142 hops up and down. Simple pays a step's store-and-forward at each;
+  // LL128 forwards each line as it arrives, so its price stays near NCCL's
+  // own estimate (which has no fill) while Simple's is far above it.
+  Topology t = preset("gb200-nvl72:racks=1");
+  CostModel model(t);
+  CollectiveCost c = model.collective({first(t, 72), Collective::allreduce, std::uint64_t{1} << 30});
+  const Candidate* ll128 = nullptr;
+  const Candidate* simple = nullptr;
+  for (const Candidate& cand : c.candidates()) {
+    if (cand.algorithm != Algorithm::tree) continue;
+    if (cand.protocol == Protocol::ll128) ll128 = &cand;
+    if (cand.protocol == Protocol::simple) simple = &cand;
+  }
+  REQUIRE(ll128);
+  REQUIRE(simple);
+  CHECK(ll128->time_us < 1.15 * ll128->tuner_us);
+  CHECK(simple->time_us > 1.3 * simple->tuner_us);
+}
