@@ -1,5 +1,4 @@
 // topoplan plan | evaluate | compare | check
-#include <cctype>
 #include <future>
 #include <iostream>
 #include <memory>

@@ -1,7 +1,6 @@
 #include "topoplan/cost/fabric_profile.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
 #include <string>
 #include <unordered_map>

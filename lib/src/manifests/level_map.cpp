@@ -1,7 +1,6 @@
 #include "level_map.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 

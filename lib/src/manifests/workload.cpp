@@ -1,7 +1,6 @@
 #include "workload.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <memory>
 

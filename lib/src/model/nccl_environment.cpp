@@ -11,13 +11,6 @@ namespace topoplan {
 
 namespace {
 
-template <std::size_t N>
-std::string name_list(const std::array<std::string_view, N>& names) {
-  std::string out;
-  for (std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
-  return out;
-}
-
 // NCCL's list syntax over `names`: a mask, or the reason it is not one.
 template <std::size_t N>
 std::optional<std::uint8_t> parse_list(std::string_view text, const std::array<std::string_view, N>& names,
@@ -50,7 +43,7 @@ std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
       return fmt::format("NCCL_NVLS_ENABLE '{}' must be 0 or 1", setting.value);
   } else {
     return fmt::format("'{}' is not a variable the cost model follows; it follows {}", setting.name,
-                       name_list(kNcclVariables));
+                       fmt::join(kNcclVariables, ", "));
   }
 
   // The masks follow from the latest setting of each variable.

@@ -1,7 +1,6 @@
 #include "topoplan/render/render.hpp"
 
 #include <array>
-#include <cctype>
 #include <sstream>
 
 #include <fmt/format.h>

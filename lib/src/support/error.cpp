@@ -1,7 +1,6 @@
 #include "topoplan/support/error.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
