@@ -97,9 +97,16 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // step's pipeline fill (1 MiB trees over 2-8 nodes from 18-49 % slow to
   // within 14 %): all 6.1 %, 22.9 %, x1.70; check 7.0 %, 25.4 %, x1.70;
   // multi-node p90 21.0 %.
-  check_reached("all", s.all, {0.065, 0.235, 1.75});
-  check_reached("fit", s.fit, {0.03, 0.10, 1.25});
-  check_reached("check", s.check, {0.075, 0.26, 1.75});
+  // Then NVLS and NVLSTree pay their first loop's fill instead of a sqrt
+  // ramp (8 H100s at 64 MiB-1 GiB from 6-9 % slow to within 6 %, NVLSTree
+  // over 2-4 H100 nodes from 12-21 % slow to within 7 % from 256 MiB on),
+  // with the NVLS channel rate refitted on the 72-GPU rack: all 4.5 %,
+  // 22.1 %, x1.70; fit 2.1 %, 9.5 %, x1.21; check 6.6 %, 27.4 %, x1.70.
+  // The check p90 rose by one point crossing it: a107, a 4-node run 25 %
+  // below a90's same setup at 256 MiB (+33 % against +6 %).
+  check_reached("all", s.all, {0.05, 0.23, 1.75});
+  check_reached("fit", s.fit, {0.025, 0.10, 1.25});
+  check_reached("check", s.check, {0.07, 0.28, 1.75});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

@@ -43,7 +43,7 @@ TEST_CASE("ring allreduce: 2(n-1)/n of the data over each rank's NVLink, NCCL's 
   CHECK(c.tiers()[0].bandwidth == Approx(kNvl));
 }
 
-TEST_CASE("NVLS allreduce: (n+1)/n of the data through the switch at NCCL's nvlsEfficiency") {
+TEST_CASE("NVLS allreduce: (n+1)/n of the data through the switch, two loops of fill") {
   Topology t = parse(kBoxes);
   CostModel model(t);
   auto ranks = first(t, 8);
@@ -51,15 +51,23 @@ TEST_CASE("NVLS allreduce: (n+1)/n of the data through the switch at NCCL's nvls
   const double s = kGiB;
   // Each GPU serves its slices to the switch's reductions (S) and takes its
   // reduced slice back (S/n); the multicast of the result is the mirror
-  // image. The 16 NVLS channels of a Hopper GPU would move 16 x 20 = 320
-  // GB/s, more than 0.85 x 370.8 = 315: the links bind. The ramp's unit is a
-  // chunk on every channel of every head: 16 x 8 x 128 KiB = 16 MiB at 1 GiB.
-  const double unit = 16.0 * 8 * 128 * 1024;
-  const double expected = 25 + us(s * 9 / 8, kNvl * 0.85) / eta(s, unit);
+  // image. The 16 NVLS channels of a Hopper GPU move 16 x 18.7 = 299.2
+  // GB/s, less than the links' 0.85 x 370.8 = 315: the channels bind.
+  const double nvls = 16 * 18.7;
+  CHECK(nvls < kNvl * 0.85);
+  // A loop is a 128 KiB chunk on every channel of every head (16 x 8 x 128
+  // KiB = 16 MiB at 1 GiB); the first loop's scatter and reduce, two loops
+  // at the algorithm's rate, are the fill.
+  const double loop = 16.0 * 8 * 128 * 1024;
+  const double expected = 25 + us(s * 9 / 8, nvls) + 2 * us(loop * 9 / 8, nvls);
   CHECK(c.time_us == Approx(expected).epsilon(1e-9));
   CHECK(c.latency_us == Approx(25));
-  // busbw of NVLS is what a ring would need: 2(n-1)/(n+1) x 0.85 of the links.
-  CHECK(c.busbw_gbps == Approx(2.0 * 7 / 9 * kNvl * 0.85 * eta(s, unit)).epsilon(0.01));
+  CHECK(c.busbw_gbps == Approx(s / (expected * 1e3) * 14 / 8).epsilon(1e-9));
+  // At 16 MiB NCCL's chunk is 32 KiB (below 8 loops of 64 KiB): a quarter
+  // of the fill.
+  const double mid = 16.0 * 1024 * 1024;
+  CollectiveCost m = model.collective({ranks, Collective::allreduce, std::uint64_t{16} << 20, Algorithm::nvls});
+  CHECK(m.time_us == Approx(25 + us(mid * 9 / 8, nvls) + 2 * us(16.0 * 8 * 32 * 1024 * 9 / 8, nvls)).epsilon(1e-9));
 }
 
 TEST_CASE("NVLS on a 72-GPU domain: the channels, not the links, bind") {
@@ -67,11 +75,13 @@ TEST_CASE("NVLS on a 72-GPU domain: the channels, not the links, bind") {
   CostModel model(t);
   CollectiveCost c = model.collective({first(t, 72), Collective::allreduce, std::uint64_t{8} << 30});
   const double s = 8.0 * kGiB;
-  // 24 NVLS channels x 20 GB/s = 480 < 0.74 x 721.8 = 534. 32 heads (NCCL's
-  // NVLS arity) x 24 channels x 128 KiB chunks: a 96 MiB pipeline unit.
+  // 24 NVLS channels x 18.7 GB/s = 448.8 < 0.74 x 721.8 = 534. 32 heads
+  // (NCCL's NVLS arity), the busiest GPUs, each carry 33/32 of the buffer;
+  // a loop is 32 heads x 24 channels x 128 KiB = 96 MiB.
   CHECK(c.algorithm == Algorithm::nvls);
-  const double unit = 32.0 * 24 * 128 * 1024;
-  CHECK(c.time_us == Approx(25 + us(s * 73 / 72, 24 * 20.0) / eta(s, unit)).epsilon(1e-9));
+  const double nvls = 24 * 18.7;
+  const double loop = 32.0 * 24 * 128 * 1024;
+  CHECK(c.time_us == Approx(25 + us(s * 33 / 32, nvls) + 2 * us(loop * 33 / 32, nvls)).epsilon(1e-9));
 }
 
 TEST_CASE("NVLSTree over two NVL72 racks: the switch side at one rack's channels, never faster than one rack") {
@@ -82,13 +92,13 @@ TEST_CASE("NVLSTree over two NVL72 racks: the switch side at one rack's channels
   CollectiveCost two = model.collective({first(t, 144), Collective::allreduce, s});
   REQUIRE(two.algorithm == Algorithm::nvlstree);
   // NCCL runs 32 NVLS channels across two domains with 400G NICs (24 on one),
-  // but the switch side still moves 24 x 20 GB/s: the tree's sends and
+  // but the switch side still moves 24 x 18.7 GB/s: the tree's sends and
   // receives take the extra channels.
   bool found = false;
   for (const TierCost& tier : two.tiers())
     if (tier.tier == Tier::scale_up) {
       found = true;
-      CHECK(tier.bandwidth == Approx(24 * 20.0));
+      CHECK(tier.bandwidth == Approx(24 * 18.7));
     }
   CHECK(found);
   // Both racks reduce the whole buffer inside and then cross: slower.
@@ -300,15 +310,14 @@ TEST_CASE("NVLSTree across four boxes: NVLS inside, a tree of twice the data thr
   // twice the 0.3 us route.
   const double latency = 25 + 2 * 2 * (20.9 + 2 * 0.3);
   CHECK(c.latency_us == Approx(latency));
-  // 64 KiB chunks from four nodes on, on 16 channels: the first chunk
-  // crosses NVLS twice and the network tree's 4 hops.
-  const double chunks = 16 * 64.0 * 1024;
-  const double fill = 2 * us(chunks, kNvl * 0.85) + 4 * us(chunks, alg) - us(chunks, alg);
-  // The ramp's unit: NVLS's on one box (16 channels x 8 heads x 128 KiB
-  // chunks at 1 GiB = 16 MiB), times the latency the pipeline must fill,
-  // NVLSTree's over NVLS's 25 us: more boxes, a slower ramp.
-  const double unit = 16.0 * 8 * 128 * 1024 * latency / 25;
-  CHECK(c.time_us == Approx(latency + us(s, alg) / eta(s, unit) + fill).epsilon(1e-9));
+  // Loops of 64 KiB chunks (NCCL's NVLSTree maximum from four nodes on) on
+  // 16 channels x 8 heads, 8 MiB: the first fills NVLS's two loops at the
+  // switch side's 16 x 18.7 GB/s (9/8 of the data) and the network tree's
+  // 2 log2(4) hops through the heads' 8 x 48 GB/s, less the hop the
+  // bandwidth term holds.
+  const double loop = 16.0 * 8 * 64 * 1024;
+  const double fill = 2 * us(loop * 9 / 8, 16 * 18.7) + (4 - 1) * us(loop, 8 * kNic);
+  CHECK(c.time_us == Approx(latency + us(s, alg) + fill).epsilon(1e-9));
 }
 
 TEST_CASE("hierarchical allreduce: reduce-scatter inside, all-reduce over rails, all-gather inside") {

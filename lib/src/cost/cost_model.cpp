@@ -296,19 +296,19 @@ class Pricer {
           // bytes per NIC as a ring's; see topoplan-cost(7), "nvls across islands".
           const double g = l_.min_group;
           const double f = bus_factor(op, l_.n);
-          if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, (g + 1) / g * s, nvls_bw(), true);
+          if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, head_share(g) * s, nvls_bw(), true);
           add_island(0, f * s, heads_egress());
           add_levels_ring(0, f * s);
           break;
         }
-        const double factor = op == Collective::allreduce ? (n + 1) / n : 1.0;
+        const double factor = op == Collective::allreduce ? head_share(n) : 1.0;
         t.add(Tier::scale_up, kNone, l_.switch_where, 0, factor * s, nvls_bw(), true);
         break;
       }
       case Algorithm::nvlstree: {
         const double g = l_.min_group;
         const double across = nccl::tree_traffic(l_.groups);
-        if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, (g + 1) / g * s, nvls_bw(), true);
+        if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, head_share(g) * s, nvls_bw(), true);
         add_island(0, across * s, heads_egress());
         add_levels_ring(0, across * s);
         break;
@@ -360,6 +360,16 @@ class Pricer {
     }
   }
 
+  // The bytes per byte of the buffer an NVLS all-reduce moves over a head's
+  // links, each way, in a domain of `gpus`: the reads the switch serves from
+  // its buffer (1) and its own slice's multicast store (1 / heads) out, the
+  // same back in. With more GPUs than heads (NCCL's 32) the heads are the
+  // busiest GPUs.
+  double head_share(double gpus) const {
+    const double h = std::max(1.0, std::min<double>(nvls_.heads, gpus));
+    return (h + 1) / h;
+  }
+
   // NCCL's busBw normalisation of an algorithm (tuning.cc): algBw times this.
   double nccl_norm(Algorithm a, Collective op) const {
     if (a == Algorithm::tree) return 2.0;
@@ -387,8 +397,8 @@ class Pricer {
     // RCCL's LL ratio is what LL reaches at the sizes RCCL gives it (up to
     // 1 MiB): its ramp is in it already.
     const bool measured_ratio = amd() && p == Protocol::ll;
-    const double eta = ramp_ && !measured_ratio ? nccl::ramp_efficiency(s, pipeline_unit(a, proto, s, inside)) : 1.0;
-    return latency_us + transfer_us(s, alg) / eta + fill_us(a, p, s, alg, inside);
+    const double eta = ramp_ && !measured_ratio ? nccl::ramp_efficiency(s, pipeline_unit(a, proto)) : 1.0;
+    return latency_us + transfer_us(s, alg) / eta + fill_us(a, p, op, s, alg, inside);
   }
 
   // NCCL's own estimate (its tuner's) of (a, p) with latency `latency_us`;
@@ -490,20 +500,27 @@ class Pricer {
   // a step's data and then the flag that it is there, while LL and LL128
   // carry a flag in every word or line, so a hop forwards each line as it
   // arrives and their fill is the per-hop latency the latency term holds.
-  double fill_us(Algorithm a, Protocol p, double s, double alg, bool inside) const {
+  double fill_us(Algorithm a, Protocol p, Collective op, double s, double alg, bool inside) const {
     if (!(alg > 0) || p != Protocol::simple) return 0;
     const std::uint32_t groups = inside ? 1 : l_.groups;
+    // NVLS's loop fill is its size dependence, off with the ramp.
+    if (a == Algorithm::nvls || a == Algorithm::nvlstree) {
+      if (!ramp_) return 0;
+      if (a == Algorithm::nvls || groups == 1) return nvls_fill_us(op, s, alg, nvls_channels_);
+      // NVLSTree's smaller chunks cost per loop what the model does not
+      // price (why NCCL gives one domain 128 KiB ones): its fill is held to
+      // NVLS's on one domain of these heads, so spanning domains never
+      // speeds the NVLS side.
+      const int one_domain = std::min(nvls_channels_, nccl::nvls_channels(l_.arch, 1, 0, 0));
+      const double switch_alg = nvls_bw() / head_share(std::max<double>(l_.min_group, 1));
+      return std::max(nvlstree_fill_us(s), nvls_fill_us(op, s, switch_alg, one_domain));
+    }
     double chain_hops = 0, chunk = 0, channels = 1, local = 0;
     if (a == Algorithm::tree) {
       chain_hops = nccl::tree_depth(l_.max_group, 1);
       chunk = nccl::tree_chunk(tuner_proto(p));
       channels = ring_.channels;
       local = l_.local_bw;
-    } else if (a == Algorithm::nvlstree) {
-      chain_hops = 2;  // NVLS reduce into the head, multicast from it
-      chunk = nccl::nvlstree_chunk(l_.arch, l_.groups, l_.min_group);
-      channels = nvls_channels_;
-      local = nvls_bw();
     } else {
       return 0;
     }
@@ -514,6 +531,49 @@ class Pricer {
     if (net_hops > 0) fill += net_hops * transfer_us(chunk * channels, alg);
     // The last hop belongs to the bandwidth term.
     return std::max(0.0, fill - transfer_us(chunk * channels, alg));
+  }
+
+  // NVLS inside one domain (all_reduce.h, the oneNode path): each channel
+  // takes a contiguous part of the buffer and walks it a loop at a time, a
+  // loop being one chunk for each head (NCCL's chunk for the size,
+  // enqueue.cc, and the whole buffer when it is smaller than a loop).
+  // Scatter warps copy a loop into the heads' buffers, the heads' warps
+  // reduce it through the switch and multicast the sum, gather warps copy
+  // it out. From the second loop on the three stages overlap; the first
+  // loop's scatter and reduce are the fill, two loops at the algorithm's
+  // rate (all-gather and reduce-scatter have two stages: one loop). The fill
+  // stops growing once the chunk reaches its 128 KiB, as the measured curves
+  // of 8 H100s do (about 120 us from 1 GiB on; c4-c8, c23-c26), where the
+  // sqrt ramp it replaces kept growing with the size.
+  double nvls_fill_us(Collective op, double s, double alg, int channels) const {
+    const double ops = static_cast<double>(channels) * std::max(1, nvls_.heads);
+    const double chunk = nccl::nvls_chunk(false, l_.arch, 1, l_.min_group, s, ops);
+    const double loop = std::min(s, ops * chunk);
+    const double stages = op == Collective::allreduce ? 3 : 2;
+    return (stages - 1) * transfer_us(loop, alg);
+  }
+
+  // NVLSTree (all_reduce.h, NVLS_TREE): NVLS's loops, which the heads send
+  // up NCCL's tree across domains and multicast as they come back down. The
+  // first loop fills NVLS's two loops at the switch's rate, as inside one
+  // domain, then its network hops, L up and L down (L = ceil(log2 domains)),
+  // each a loop through the heads' NICs; the last hop belongs to the
+  // bandwidth term. A parent reduces and forwards a loop step by step as its
+  // children's steps arrive, so the tree's inner reduces and multicasts
+  // overlap the hops. Over 2 and 4 H100 nodes (bench/data a83-a86,
+  // a90-a93, a103-a105) this follows the measured curves within 7 % from
+  // 256 MiB on, where the sqrt ramp it replaces made them 12-21 % slow.
+  double nvlstree_fill_us(double s) const {
+    const double ops = static_cast<double>(nvls_channels_) * std::max(1, nvls_.heads);
+    const double chunk = nccl::nvls_chunk(true, l_.arch, l_.groups, l_.min_group, s, ops);
+    const double loop = std::min(s, ops * chunk);
+    const double g = std::max<double>(l_.min_group, 1);
+    const double switch_alg = nvls_bw() / head_share(g);
+    const double levels = l_.groups > 1 ? static_cast<double>(std::bit_width(l_.groups - 1)) : 0.0;
+    const double wire = heads_egress();
+    double fill = wire > 0 ? (2 * levels - 1) * transfer_us(loop, wire) : 0.0;
+    if (g > 1 && switch_alg > 0) fill += 2 * transfer_us(loop, switch_alg);
+    return std::max(0.0, fill);
   }
 
   // NCCL's latency of (a, p), which its tuner chooses by. On AMD GPUs the
@@ -606,25 +666,12 @@ class Pricer {
   }
 
   // The ramp's unit (nccl::ramp_efficiency): a protocol buffer for rings and
-  // trees; for NVLS one chunk on every channel of every head (enqueue.cc:
-  // NCCL's concurrentOps x chunkSize, with its chunk shrunk for mid sizes).
-  // The square-root law is the optimum of a pipeline whose stages each cost a
-  // fixed latency, T = (sqrt(stages x latency) + sqrt(S/B))^2: its unit grows
-  // with the latency the pipeline must fill, not with the chunk NCCL picks
-  // (the chunk is NCCL's answer to that latency). NVLSTree is NVLS's pipeline
-  // with 2 log2(nodes) network stages added (its network tree up and down),
-  // so its unit is what NVLS's would be on one domain of these heads, times
-  // NCCL's NVLSTree latency over NVLS's: the more islands, the later the
-  // pipeline fills, the slower mid sizes are. `inside`: as on one domain.
-  double pipeline_unit(Algorithm a, int proto, double s, bool inside = false) const {
-    if (a != Algorithm::nvls && a != Algorithm::nvlstree) return nccl::protocol_buffer(proto);
-    const int one_domain = nccl::nvls_channels(l_.arch, 1, 0, 0);
-    const int channels = a == Algorithm::nvls ? nvls_channels_ : std::min(nvls_channels_, one_domain);
-    const double ops = static_cast<double>(channels) * std::max(1, nvls_.heads);
-    const double unit = ops * nccl::nvls_chunk(false, l_.arch, 1, l_.min_group, s, ops);
-    if (inside || (a == Algorithm::nvls && l_.groups == 1)) return unit;
-    const double nvls_latency = nccl::kHwLatency[nccl::kNvlink][nccl::kNvls][kSimple];
-    return unit * latency(a, Protocol::simple, Collective::allreduce, s) / nvls_latency;
+  // trees. NVLS and NVLSTree have none: they walk the buffer in loops of
+  // NCCL's chunk on every channel of every head, and the first loop's fill
+  // (nvls_fill_us, nvlstree_fill_us) is their size dependence.
+  static double pipeline_unit(Algorithm a, int proto) {
+    if (a == Algorithm::nvls || a == Algorithm::nvlstree) return 0;
+    return nccl::protocol_buffer(proto);
   }
 
   double nvls_efficiency() const { return nccl::kNvlsEfficiency[static_cast<std::size_t>(l_.arch)]; }

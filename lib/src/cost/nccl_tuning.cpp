@@ -166,6 +166,7 @@ double tree_chunk(int proto) {
 
 double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn) {
   if (arch >= 3 && nodes == 2 && ppn <= 4) return 256.0 * 1024;
+  if (arch >= 3 && nodes == 2 && ppn >= 16) return 64.0 * 1024;
   if (nodes >= 4) return 64.0 * 1024;
   return 128.0 * 1024;
 }

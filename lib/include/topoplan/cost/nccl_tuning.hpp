@@ -62,14 +62,18 @@ inline constexpr ArchTable kPerChMaxNvlsTreeBw = {{
 /// nvlsEfficiency by architecture (hardware.md 1.1).
 inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 
-/// GB/s of NVLS traffic (a rank's reads served plus results taken, per
+/// GB/s of NVLS traffic (a head's reads served plus results taken, per
 /// direction) one NVLS channel (one CTA) moves. Not an NCCL constant:
-/// fitted on CoreWeave's full GB200 NVL72 rack (72 GPUs, 24 channels, busbw
-/// 835-847 GB/s at 4-8 GiB) and checked on lixueduan.com's 8 GB200 GPUs of
-/// one NVLink domain (811 GB/s); below the link limit on 8 H100s (16 x 20 =
-/// 320 >= 0.85 x 370.8), so Hopper points are unaffected. See
-/// topoplan-cost(7), "NVLS".
-inline constexpr double kNvlsChannelBw = 20.0;
+/// fitted on CoreWeave's full GB200 NVL72 rack (72 GPUs, busbw 835-839 GB/s
+/// at 4-8 GiB, fit points a4-a5) with NVLS's loop fill priced, over the 24
+/// channels NCCL gives one Blackwell domain today (NCCL 2.25.1, which that
+/// run used, launched 32: the figure is the rack's ceiling over today's
+/// channels, not a CTA's measured speed). Checked on 8 GPUs: lixueduan.com's
+/// GB200 trays (811 GB/s) and MGHPCC's B200 node (841 GB/s at 16 GiB) run
+/// 14-17 % above it, so the rate per channel falls as the domain grows (not
+/// modelled). On 8 H100s it binds just below the links (16 x 18.7 = 299 <
+/// 0.85 x 370.8 = 315). See topoplan-cost(7), "NVLS".
+inline constexpr double kNvlsChannelBw = 18.7;
 
 /// treeCorrectionFactor [proto][log2(bytes / 64)], 64 B .. 256 MB (hardware.md 1.1).
 inline constexpr std::array<std::array<double, 24>, 3> kTreeCorrection = {{
@@ -158,7 +162,8 @@ double tree_chunk(int proto);
 
 /// NVLSTree's chunk: min(NCCL_NVLS_CHUNKSIZE 128 KiB, the NVLSTree maximum),
 /// whose maximum is 64 KiB from 4 nodes on and, on Blackwell
-/// (ncclNvlsTreeSm100Tuning), 256 KiB for two nodes of at most 4 GPUs.
+/// (ncclNvlsTreeSm100Tuning), 256 KiB for two nodes of at most 4 GPUs and
+/// 64 KiB for two nodes of 16 GPUs or more (two NVL72 racks).
 double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn);
 
 /// The chunk NCCL gives an NVLS (or NVLSTree) collective of `bytes` with
