@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 111.
-  REQUIRE(s.results.size() == 161);
+  // The team's 50 points and topoplan's 119.
+  REQUIRE(s.results.size() == 169);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -104,9 +104,14 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // 22.1 %, x1.70; fit 2.1 %, 9.5 %, x1.21; check 6.6 %, 27.4 %, x1.70.
   // The check p90 rose by one point crossing it: a107, a 4-node run 25 %
   // below a90's same setup at 256 MiB (+33 % against +6 %).
-  check_reached("all", s.all, {0.05, 0.23, 1.75});
+  // Then a112-a119: CoreWeave's two-rack GB200 curve (144 GPUs; the model's
+  // NVLSTree 5-32 % fast, most at 512 MiB) and the 8 and 16 GiB rows of its
+  // 20-rack run, whose NCCL 2.26.2 had no LL128 across GB200 nodes (a6-a9
+  // and these are compared so; a9 from +27 % to -4 %): all 5.1 %, 22.9 %,
+  // x1.70; check 6.7 %, 29.5 %, x1.70.
+  check_reached("all", s.all, {0.055, 0.235, 1.75});
   check_reached("fit", s.fit, {0.025, 0.10, 1.25});
-  check_reached("check", s.check, {0.07, 0.28, 1.75});
+  check_reached("check", s.check, {0.07, 0.30, 1.75});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());
@@ -157,4 +162,28 @@ TEST_CASE("calibration files are checked") {
                     Catch::Contains("must say why"));
   CHECK_THROWS_WITH(run_calibration(points(), {}, [](const std::string&) { return std::optional<std::string>(); }),
                     Catch::Contains("has no setup"));
+}
+
+TEST_CASE("a setup's protocols after '/' restrict NCCL's choice as NCCL_PROTO does") {
+  // A 4 GiB all-reduce over 20 NVL72 racks with NVLS off: today's tuner runs
+  // ring/LL128; without LL128 (NCCL before 2.27.3 on GB200) it does not.
+  const std::string points_csv =
+      "id,setup,gpus,nodes,collective,algorithm,size_bytes,metric,value,source\n"
+      "x1,GB200 20 racks,1440,360,allreduce,auto,4294967296,busbw,346.38,test\n";
+  auto run_with = [&](const std::string& algorithm) {
+    const std::string setups_csv =
+        "id,topology,ranks,algorithm,size_bytes,compare,group,role,note\n"
+        "x1,gb200-nvl72:racks=20,first:1440," +
+        algorithm + ",,,multi-rack-nvl72,check,\n";
+    return run_calibration(parse_calibration_points(points_csv, "p.csv"), parse_calibration_setups(setups_csv, "s.csv"),
+                           [](const std::string&) { return std::optional<std::string>(); });
+  };
+  const CalibrationSummary all = run_with("^nvls+nvlstree");
+  const CalibrationSummary no_ll128 = run_with("^nvls+nvlstree/^ll128");
+  REQUIRE(all.results.size() == 1);
+  REQUIRE(no_ll128.results.size() == 1);
+  CHECK(all.results[0].cost.protocol == Protocol::ll128);
+  CHECK(no_ll128.results[0].cost.protocol != Protocol::ll128);
+  CHECK(no_ll128.results[0].model < all.results[0].model);
+  CHECK_THROWS_WITH(run_with("^nvls+nvlstree/^ll256"), Catch::Contains("unknown protocols '^ll256'"));
 }

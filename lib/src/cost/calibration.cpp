@@ -243,13 +243,22 @@ CalibrationSummary run_calibration(const std::vector<CalibrationPoint>& points,
       summary.results.push_back(std::move(r));
       continue;
     }
-    // One algorithm is requested; a list (NCCL_ALGO syntax) restricts auto.
-    if (auto a = parse_algorithm(algorithm)) {
+    // One algorithm is requested; a list (NCCL_ALGO syntax) restricts auto;
+    // after a '/', the protocols NCCL may use (NCCL_PROTO syntax).
+    const std::size_t slash = algorithm.find('/');
+    const std::string algorithms = algorithm.substr(0, slash);
+    if (auto a = parse_algorithm(algorithms)) {
       q.algorithm = *a;
-    } else if (auto set = parse_algorithm_set(algorithm)) {
+    } else if (auto set = parse_algorithm_set(algorithms)) {
       q.allowed = *set;
     } else {
-      throw InputError({}, fmt::format("calibration point {}: unknown algorithm '{}'", p.id, algorithm));
+      throw InputError({}, fmt::format("calibration point {}: unknown algorithm '{}'", p.id, algorithms));
+    }
+    if (slash != std::string::npos) {
+      const std::string protocols = algorithm.substr(slash + 1);
+      auto set = parse_protocol_set(protocols);
+      if (!set) throw InputError({}, fmt::format("calibration point {}: unknown protocols '{}'", p.id, protocols));
+      q.protocols = *set;
     }
     r.cost = loaded.model->collective(q);
     r.model = compared_value(r);
