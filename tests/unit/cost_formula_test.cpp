@@ -104,6 +104,18 @@ TEST_CASE("NVLSTree over two NVL72 racks: the switch side at one rack's channels
   // Both racks reduce the whole buffer inside and then cross: slower.
   CHECK(two.time_us > one.time_us);
   CHECK(two.outside_us > 0);
+  // At 16 GiB too, where NVLSTree's 64 KiB chunks make smaller loops than
+  // one rack's 128 KiB NVLS ones: its fill is held to one rack's, so beyond
+  // the latency it never takes less than one rack.
+  const std::uint64_t big = std::uint64_t{16} << 30;
+  for (std::uint32_t racks : {2u, 4u}) {
+    Topology many = preset("gb200-nvl72:racks=" + std::to_string(racks));
+    CostModel wide(many);
+    const CollectiveCost alone = wide.collective({first(many, 72), Collective::allreduce, big});
+    const CollectiveCost across = wide.collective({first(many, 72 * racks), Collective::allreduce, big});
+    REQUIRE(across.algorithm == Algorithm::nvlstree);
+    CHECK(across.time_us - across.latency_us > alone.time_us - alone.latency_us);
+  }
 }
 
 TEST_CASE("allgather and broadcast rings move (n-1)/n and all of the buffer") {
