@@ -66,9 +66,9 @@ inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 /// direction) one NVLS channel (one CTA) moves. Not an NCCL constant:
 /// fitted on CoreWeave's full GB200 NVL72 rack (72 GPUs, busbw 835-839 GB/s
 /// at 4-8 GiB, fit points a4-a5) with NVLS's loop fill priced, over the 24
-/// channels NCCL gives one Blackwell domain today (NCCL 2.25.1, which that
-/// run used, launched 32: the figure is the rack's ceiling over today's
-/// channels, not a CTA's measured speed). Checked on 8 GPUs: lixueduan.com's
+/// channels NCCL gives one Blackwell domain today (the run's NCCL, 2.25.1 or
+/// 2.26.2 as its sources say, launched 32: the figure is the rack's ceiling
+/// over today's channels, not a CTA's measured speed). Checked on 8 GPUs: lixueduan.com's
 /// GB200 trays (811 GB/s) and MGHPCC's B200 node (841 GB/s at 16 GiB) run
 /// 14-17 % above it, so the rate per channel falls as the domain grows (not
 /// modelled). On 8 H100s it binds just below the links (16 x 18.7 = 299 <
