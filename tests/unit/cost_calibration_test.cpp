@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 119.
-  REQUIRE(s.results.size() == 169);
+  // The team's 50 points and topoplan's 126.
+  REQUIRE(s.results.size() == 176);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -109,9 +109,12 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // 20-rack run, whose NCCL 2.26.2 had no LL128 across GB200 nodes (a6-a9
   // and these are compared so; a9 from +27 % to -4 %): all 5.1 %, 22.9 %,
   // x1.70; check 6.7 %, 29.5 %, x1.70.
-  check_reached("all", s.all, {0.055, 0.235, 1.75});
+  // Then a120-a126, OCI's 64 GB200 GPUs in one domain on NCCL 2.29.3
+  // (within 8 % to 4 GiB, 7-9 % under its 8-32 GiB plateau): all 5.2 %,
+  // 22.1 %, x1.70; check 6.7 %, 25.4 %, x1.70.
+  check_reached("all", s.all, {0.055, 0.225, 1.75});
   check_reached("fit", s.fit, {0.025, 0.10, 1.25});
-  check_reached("check", s.check, {0.07, 0.30, 1.75});
+  check_reached("check", s.check, {0.07, 0.26, 1.75});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

@@ -68,7 +68,9 @@ inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 /// at 4-8 GiB, fit points a4-a5) with NVLS's loop fill priced, over the 24
 /// channels NCCL gives one Blackwell domain today (the run's NCCL, 2.25.1 or
 /// 2.26.2 as its sources say, launched 32: the figure is the rack's ceiling
-/// over today's channels, not a CTA's measured speed). Checked on 8 GPUs: lixueduan.com's
+/// over today's channels, not a CTA's measured speed; OCI's 64 GPUs on NCCL
+/// 2.29.3 with 24 channels, a120-a126, reach 7-9 % more from 8 GiB on and
+/// match it within 8 % to 4 GiB). Checked on 8 GPUs: lixueduan.com's
 /// GB200 trays (811 GB/s) and MGHPCC's B200 node (841 GB/s at 16 GiB) run
 /// 14-17 % above it, so the rate per channel falls as the domain grows (not
 /// modelled). On 8 H100s it binds just below the links (16 x 18.7 = 299 <
