@@ -103,7 +103,8 @@ struct CollectiveCost {
 };
 
 struct CostModelOptions {
-  /// The size-dependent efficiency of the bandwidth term (nccl::ramp_efficiency).
+  /// The size-dependent efficiency of the bandwidth term (nccl::ramp_efficiency
+  /// for rings and trees, the first loop's fill for NVLS and NVLSTree).
   /// Off only to show what it contributes (the calibration report does).
   bool size_efficiency = true;
 };
