@@ -512,25 +512,31 @@ class Pricer {
       // NVLS's on one domain of these heads, so spanning domains never
       // speeds the NVLS side.
       const int one_domain = std::min(nvls_channels_, nccl::nvls_channels(l_.arch, 1, 0, 0));
-      const double switch_alg = nvls_bw() / head_share(std::max<double>(l_.min_group, 1));
-      return std::max(nvlstree_fill_us(s), nvls_fill_us(op, s, switch_alg, one_domain));
+      return std::max(nvlstree_fill_us(s), nvls_fill_us(op, s, switch_alg(), one_domain));
     }
-    double chain_hops = 0, chunk = 0, channels = 1, local = 0;
-    if (a == Algorithm::tree) {
-      chain_hops = nccl::tree_depth(l_.max_group, 1);
-      chunk = nccl::tree_chunk(tuner_proto(p));
-      channels = ring_.channels;
-      local = l_.local_bw;
-    } else {
-      return 0;
-    }
+    if (a != Algorithm::tree) return 0;
+    const double chain_hops = nccl::tree_depth(l_.max_group, 1);
+    const double channels = ring_.channels;
+    const double chunk = std::min(nccl::tree_chunk(tuner_proto(p)), s / channels);
     const double net_hops = nccl::tree_depth(1, groups);
-    chunk = std::min(chunk, s / channels);
     double fill = 0;
-    if (chain_hops > 0 && local > 0) fill += chain_hops * transfer_us(chunk * channels, local);
+    if (chain_hops > 0 && l_.local_bw > 0) fill += chain_hops * transfer_us(chunk * channels, l_.local_bw);
     if (net_hops > 0) fill += net_hops * transfer_us(chunk * channels, alg);
     // The last hop belongs to the bandwidth term.
     return std::max(0.0, fill - transfer_us(chunk * channels, alg));
+  }
+
+  // The switch side of NVLS and NVLSTree as an algorithm bandwidth: the NVLS
+  // tier's rate over the head's share of the buffer it carries.
+  double switch_alg() const { return nvls_bw() / head_share(std::max<double>(l_.min_group, 1)); }
+
+  // The bytes of one NVLS (or NVLSTree) loop on `channels` channels: a chunk
+  // on every channel of every head, NCCL's chunk for `s` (enqueue.cc), at
+  // most the buffer.
+  double nvls_loop(bool tree, int channels, double s) const {
+    const double ops = static_cast<double>(channels) * std::max(1, nvls_.heads);
+    const double chunk = nccl::nvls_chunk(tree, l_.arch, tree ? l_.groups : 1, l_.min_group, s, ops);
+    return std::min(s, ops * chunk);
   }
 
   // NVLS inside one domain (all_reduce.h, the oneNode path): each channel
@@ -546,11 +552,8 @@ class Pricer {
   // of 8 H100s do (about 120 us from 1 GiB on; c4-c8, c23-c26), where the
   // sqrt ramp it replaces kept growing with the size.
   double nvls_fill_us(Collective op, double s, double alg, int channels) const {
-    const double ops = static_cast<double>(channels) * std::max(1, nvls_.heads);
-    const double chunk = nccl::nvls_chunk(false, l_.arch, 1, l_.min_group, s, ops);
-    const double loop = std::min(s, ops * chunk);
     const double stages = op == Collective::allreduce ? 3 : 2;
-    return (stages - 1) * transfer_us(loop, alg);
+    return (stages - 1) * transfer_us(nvls_loop(false, channels, s), alg);
   }
 
   // NVLSTree (all_reduce.h, NVLS_TREE): NVLS's loops, which the heads send
@@ -564,15 +567,11 @@ class Pricer {
   // a90-a93, a103-a105) this follows the measured curves within 7 % from
   // 256 MiB on, where the sqrt ramp it replaces made them 12-21 % slow.
   double nvlstree_fill_us(double s) const {
-    const double ops = static_cast<double>(nvls_channels_) * std::max(1, nvls_.heads);
-    const double chunk = nccl::nvls_chunk(true, l_.arch, l_.groups, l_.min_group, s, ops);
-    const double loop = std::min(s, ops * chunk);
-    const double g = std::max<double>(l_.min_group, 1);
-    const double switch_alg = nvls_bw() / head_share(g);
-    const double levels = l_.groups > 1 ? static_cast<double>(std::bit_width(l_.groups - 1)) : 0.0;
+    const double loop = nvls_loop(true, nvls_channels_, s);
+    const double net_hops = nccl::tree_depth(1, l_.groups);
     const double wire = heads_egress();
-    double fill = wire > 0 ? (2 * levels - 1) * transfer_us(loop, wire) : 0.0;
-    if (g > 1 && switch_alg > 0) fill += 2 * transfer_us(loop, switch_alg);
+    double fill = wire > 0 ? (net_hops - 1) * transfer_us(loop, wire) : 0.0;
+    if (l_.min_group > 1 && switch_alg() > 0) fill += 2 * transfer_us(loop, switch_alg());
     return std::max(0.0, fill);
   }
 
