@@ -165,6 +165,20 @@ TEST_CASE("calibration files are checked") {
                     Catch::Contains("must say why"));
   CHECK_THROWS_WITH(run_calibration(points(), {}, [](const std::string&) { return std::optional<std::string>(); }),
                     Catch::Contains("has no setup"));
+  // The algorithm column is checked where the line is known.
+  for (const char* algorithm : {"ringg", "^nvls+nvlstree/^ll256"}) {
+    try {
+      parse_calibration_setups(std::string("id,topology,ranks,algorithm,size_bytes,compare,group,role,note\n") +
+                                   "c1,dgx-h100,first:8," + algorithm + ",,,single-node,fit,\n",
+                               "s.csv");
+      FAIL("accepted " << algorithm);
+    } catch (const InputError& e) {
+      REQUIRE(!e.diagnostics().empty());
+      CHECK(e.diagnostics().front().where.file == "s.csv");
+      CHECK(e.diagnostics().front().where.line == 2);
+      CHECK_THAT(e.what(), Catch::Contains("unknown"));
+    }
+  }
 }
 
 TEST_CASE("a setup's protocols after '/' restrict NCCL's choice as NCCL_PROTO does") {

@@ -123,6 +123,32 @@ double compared_value(const CalibrationResult& r) {
   return c.time_us;
 }
 
+// NCCL's choice in the algorithm column: one algorithm requested, or a list
+// (NCCL_ALGO syntax) auto chooses from, and after a '/' the protocols it may
+// use (NCCL_PROTO syntax). Sets `problem` and returns false when a part is
+// unknown.
+bool apply_nccl_choice(const std::string& text, CollectiveQuery& q, std::string& problem) {
+  const std::size_t slash = text.find('/');
+  const std::string algorithms = text.substr(0, slash);
+  if (auto a = parse_algorithm(algorithms)) {
+    q.algorithm = *a;
+  } else if (auto set = parse_algorithm_set(algorithms)) {
+    q.allowed = *set;
+  } else {
+    problem = fmt::format("unknown algorithm '{}'", algorithms);
+    return false;
+  }
+  if (slash == std::string::npos) return true;
+  const std::string protocols = text.substr(slash + 1);
+  auto set = parse_protocol_set(protocols);
+  if (!set) {
+    problem = fmt::format("unknown protocols '{}'", protocols);
+    return false;
+  }
+  q.protocols = *set;
+  return true;
+}
+
 }  // namespace
 
 const std::vector<std::string>& calibration_groups() {
@@ -186,6 +212,11 @@ std::vector<CalibrationSetup> parse_calibration_setups(std::string_view text, co
     else if (!ranks.empty())
       throw InputError({file, l.number, 1}, fmt::format("ranks '{}' must be first:N or devices:LIST", ranks));
     s.algorithm = l.fields[3];
+    if (!s.algorithm.empty() && !calibration_kernel(s.algorithm)) {
+      CollectiveQuery probe;
+      std::string problem;
+      if (!apply_nccl_choice(s.algorithm, probe, problem)) throw InputError({file, l.number, 1}, problem);
+    }
     if (!l.fields[4].empty()) s.size_bytes = number<std::uint64_t>(l.fields[4], file, l.number, "size_bytes");
     if (!l.fields[5].empty()) s.compare = l.fields[5];
     if (s.compare != "metric" && s.compare != "scale-up-bandwidth" && s.compare != "nic-bandwidth" &&
@@ -243,23 +274,9 @@ CalibrationSummary run_calibration(const std::vector<CalibrationPoint>& points,
       summary.results.push_back(std::move(r));
       continue;
     }
-    // One algorithm is requested; a list (NCCL_ALGO syntax) restricts auto;
-    // after a '/', the protocols NCCL may use (NCCL_PROTO syntax).
-    const std::size_t slash = algorithm.find('/');
-    const std::string algorithms = algorithm.substr(0, slash);
-    if (auto a = parse_algorithm(algorithms)) {
-      q.algorithm = *a;
-    } else if (auto set = parse_algorithm_set(algorithms)) {
-      q.allowed = *set;
-    } else {
-      throw InputError({}, fmt::format("calibration point {}: unknown algorithm '{}'", p.id, algorithms));
-    }
-    if (slash != std::string::npos) {
-      const std::string protocols = algorithm.substr(slash + 1);
-      auto set = parse_protocol_set(protocols);
-      if (!set) throw InputError({}, fmt::format("calibration point {}: unknown protocols '{}'", p.id, protocols));
-      q.protocols = *set;
-    }
+    std::string problem;
+    if (!apply_nccl_choice(algorithm, q, problem))
+      throw InputError({}, fmt::format("calibration point {}: {}", p.id, problem));
     r.cost = loaded.model->collective(q);
     r.model = compared_value(r);
     r.error = (r.model - p.value) / p.value;
