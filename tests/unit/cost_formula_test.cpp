@@ -51,10 +51,11 @@ TEST_CASE("NVLS allreduce: (n+1)/n of the data through the switch, two loops of 
   const double s = kGiB;
   // Each GPU serves its slices to the switch's reductions (S) and takes its
   // reduced slice back (S/n); the multicast of the result is the mirror
-  // image. The 16 NVLS channels of a Hopper GPU move 16 x 18.7 = 299.2
-  // GB/s, less than the links' 0.85 x 370.8 = 315: the channels bind.
-  const double nvls = 16 * 18.7;
-  CHECK(nvls < kNvl * 0.85);
+  // image. The 16 NVLS channels of a Hopper GPU walk 16 x 18.13 = 290 GB/s
+  // of the buffer, 9/8 of that (326) on the head's links, more than the
+  // links' 0.85 x 370.8 = 315: the links bind.
+  const double nvls = kNvl * 0.85;
+  CHECK(16 * 18.13 * 9 / 8 > nvls);
   // A loop is a 128 KiB chunk on every channel of every head (16 x 8 x 128
   // KiB = 16 MiB at 1 GiB); the first loop's scatter and reduce, two loops
   // at the algorithm's rate, are the fill.
@@ -75,11 +76,13 @@ TEST_CASE("NVLS on a 72-GPU domain: the channels, not the links, bind") {
   CostModel model(t);
   CollectiveCost c = model.collective({first(t, 72), Collective::allreduce, std::uint64_t{8} << 30});
   const double s = 8.0 * kGiB;
-  // 24 NVLS channels x 18.7 GB/s = 448.8 < 0.74 x 721.8 = 534. 32 heads
-  // (NCCL's NVLS arity), the busiest GPUs, each carry 33/32 of the buffer;
-  // a loop is 32 heads x 24 channels x 128 KiB = 96 MiB.
+  // 24 NVLS channels walk 24 x 18.13 GB/s of the buffer. 32 heads (NCCL's
+  // NVLS arity), the busiest GPUs, each carry 33/32 of it on their links:
+  // 448.7 GB/s < 0.74 x 721.8 = 534. A loop is 32 heads x 24 channels x
+  // 128 KiB = 96 MiB.
   CHECK(c.algorithm == Algorithm::nvls);
-  const double nvls = 24 * 18.7;
+  const double nvls = 24 * 18.13 * 33 / 32;
+  CHECK(nvls < 0.74 * 721.8);
   const double loop = 32.0 * 24 * 128 * 1024;
   CHECK(c.time_us == Approx(25 + us(s * 33 / 32, nvls) + 2 * us(loop * 33 / 32, nvls)).epsilon(1e-9));
 }
@@ -92,13 +95,15 @@ TEST_CASE("NVLSTree over two NVL72 racks: the switch side at one rack's channels
   CollectiveCost two = model.collective({first(t, 144), Collective::allreduce, s});
   REQUIRE(two.algorithm == Algorithm::nvlstree);
   // NCCL runs 32 NVLS channels across two domains with 400G NICs (24 on one),
-  // but the switch side still moves 24 x 18.7 GB/s: the tree's sends and
-  // receives take the extra channels.
+  // but the switch side still walks 24 x 18.13 GB/s of the buffer (a head's
+  // share more on its links): the tree's sends and receives take the extra
+  // channels.
   bool found = false;
   for (const TierCost& tier : two.tiers())
     if (tier.tier == Tier::scale_up) {
       found = true;
-      CHECK(tier.bandwidth == Approx(24 * 18.7));
+      // The buffer's bytes per second: the tier's over a head's share.
+      CHECK(tier.bandwidth * static_cast<double>(s) / tier.bytes == Approx(24 * 18.13));
     }
   CHECK(found);
   // Both racks reduce the whole buffer inside and then cross: slower.
@@ -112,7 +117,7 @@ TEST_CASE("NVLSTree over two NVL72 racks: the switch side at one rack's channels
     Topology many = preset("gb200-nvl72:racks=" + std::to_string(racks));
     CostModel wide(many);
     const CollectiveCost alone = wide.collective({first(many, 72), Collective::allreduce, big});
-    const CollectiveCost across = wide.collective({first(many, 72 * racks), Collective::allreduce, big});
+    const CollectiveCost across = wide.collective({first(many, std::size_t{72} * racks), Collective::allreduce, big});
     REQUIRE(across.algorithm == Algorithm::nvlstree);
     CHECK(across.time_us - across.latency_us > alone.time_us - alone.latency_us);
   }
@@ -324,11 +329,11 @@ TEST_CASE("NVLSTree across four boxes: NVLS inside, a tree of twice the data thr
   CHECK(c.latency_us == Approx(latency));
   // Loops of 64 KiB chunks (NCCL's NVLSTree maximum from four nodes on) on
   // 16 channels x 8 heads, 8 MiB: the first fills NVLS's two loops at the
-  // switch side's 16 x 18.7 GB/s (9/8 of the data) and the network tree's
+  // switch side's 0.85 x 370.8 GB/s links (9/8 of the data) and the network tree's
   // 2 log2(4) hops through the heads' 8 x 48 GB/s, less the hop the
   // bandwidth term holds.
   const double loop = 16.0 * 8 * 64 * 1024;
-  const double fill = 2 * us(loop * 9 / 8, 16 * 18.7) + (4 - 1) * us(loop, 8 * kNic);
+  const double fill = 2 * us(loop * 9 / 8, 0.85 * kNvl) + (4 - 1) * us(loop, 8 * kNic);
   CHECK(c.time_us == Approx(latency + us(s, alg) + fill).epsilon(1e-9));
 }
 

@@ -58,7 +58,8 @@ TEST_CASE("crossing is priced against the same job inside one island") {
   // The reference is the 72 GPUs of one rack, priced on their own.
   CHECK(across.one_island_us == Approx(in.time_us).epsilon(1e-12));
   CHECK(across.outside_us == Approx(across.time_us - in.time_us).epsilon(1e-12));
-  CHECK(across.outside_us > 0.05 * across.time_us);
+  // More than the extra latency: the fill and the network's loops cost too.
+  CHECK(across.outside_us > across.latency_us - in.latency_us + 50);
   CHECK(across.one_island_ranks == 72);
   // 144 GPUs: no island holds them; the reference is a full rack, same buffer.
   CollectiveCost both = model.collective({first(t, 144), Collective::allreduce, kGiB});
@@ -80,13 +81,21 @@ TEST_CASE("a full-rack all-reduce slows with every NVL72 rack it spans; most at 
   auto busbw = [&](std::uint32_t racks, std::uint64_t bytes) {
     return model.collective({first(t, std::size_t{72} * racks), Collective::allreduce, bytes}).busbw_gbps;
   };
+  auto time = [&](std::uint32_t racks, std::uint64_t bytes) {
+    return model.collective({first(t, std::size_t{72} * racks), Collective::allreduce, bytes}).time_us;
+  };
   const std::uint64_t mid = std::uint64_t{64} << 20, large = std::uint64_t{16} << 30;
   const std::array<std::uint32_t, 5> racks = {1, 2, 4, 8, 20};
   for (std::size_t i = 1; i < racks.size(); ++i) {
     CAPTURE(racks[i]);
     CHECK(busbw(racks[i], mid) < busbw(racks[i - 1], mid));
     CHECK(busbw(racks[i], std::uint64_t{512} << 20) < busbw(racks[i - 1], std::uint64_t{512} << 20));
-    CHECK(busbw(racks[i], large) < busbw(racks[i - 1], large));
+    // At 16 GiB the NVLS side binds on every rack count: the time still
+    // rises with every rack (the tree's latency and fill), while busbw's
+    // 2(n-1)/n normalisation holds it within 1 % (CoreWeave's two racks
+    // measure 3 % under one: a gap topoplan-cost(7) states).
+    CHECK(time(racks[i], large) > time(racks[i - 1], large));
+    CHECK(busbw(racks[i], large) == Approx(busbw(racks[0], large)).epsilon(0.01));
   }
   // Public runs fall 2-5x across many racks, most at mid sizes; large
   // buffers keep most of one rack's rate (the NVLS side binds).

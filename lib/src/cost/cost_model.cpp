@@ -296,19 +296,19 @@ class Pricer {
           // bytes per NIC as a ring's; see topoplan-cost(7), "nvls across islands".
           const double g = l_.min_group;
           const double f = bus_factor(op, l_.n);
-          if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, head_share(g) * s, nvls_bw(), true);
+          if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, head_share(g) * s, nvls_bw(head_share(g)), true);
           add_island(0, f * s, heads_egress());
           add_levels_ring(0, f * s);
           break;
         }
         const double factor = op == Collective::allreduce ? head_share(n) : 1.0;
-        t.add(Tier::scale_up, kNone, l_.switch_where, 0, factor * s, nvls_bw(), true);
+        t.add(Tier::scale_up, kNone, l_.switch_where, 0, factor * s, nvls_bw(factor), true);
         break;
       }
       case Algorithm::nvlstree: {
         const double g = l_.min_group;
         const double across = nccl::tree_traffic(l_.groups);
-        if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, head_share(g) * s, nvls_bw(), true);
+        if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, head_share(g) * s, nvls_bw(head_share(g)), true);
         add_island(0, across * s, heads_egress());
         add_levels_ring(0, across * s);
         break;
@@ -506,13 +506,17 @@ class Pricer {
     // NVLS's loop fill is its size dependence, off with the ramp.
     if (a == Algorithm::nvls || a == Algorithm::nvlstree) {
       if (!ramp_) return 0;
-      if (a == Algorithm::nvls || groups == 1) return nvls_fill_us(op, s, alg, nvls_channels_);
+      if (a == Algorithm::nvls || groups == 1) return nvls_fill_us(op, s, alg, nvls_channels_, nvls_.heads);
       // NVLSTree's smaller chunks cost per loop what the model does not
       // price (why NCCL gives one domain 128 KiB ones): its fill is held to
-      // NVLS's on one domain of these heads, so spanning domains never
-      // speeds the NVLS side.
+      // NVLS's on one domain alone (its channels, its heads: NCCL's graph
+      // across domains may keep fewer, each head a NIC), so spanning
+      // domains never speeds the NVLS side.
       const int one_domain = std::min(nvls_channels_, nccl::nvls_channels(l_.arch, 1, 0, 0));
-      return std::max(nvlstree_fill_us(s), nvls_fill_us(op, s, switch_alg(), one_domain));
+      const int alone = static_cast<int>(std::min<std::uint32_t>(nccl::kMaxNvlsArity, std::max(l_.min_group, 1U)));
+      const double share = static_cast<double>(alone + 1) / alone;
+      const double alone_alg = nvls_bw(share) / share;
+      return std::max(nvlstree_fill_us(s), nvls_fill_us(op, s, alone_alg, one_domain, alone));
     }
     if (a != Algorithm::tree) return 0;
     const double chain_hops = nccl::tree_depth(l_.max_group, 1);
@@ -528,13 +532,16 @@ class Pricer {
 
   // The switch side of NVLS and NVLSTree as an algorithm bandwidth: the NVLS
   // tier's rate over the head's share of the buffer it carries.
-  double switch_alg() const { return nvls_bw() / head_share(std::max<double>(l_.min_group, 1)); }
+  double switch_alg() const {
+    const double share = head_share(std::max<double>(l_.min_group, 1));
+    return nvls_bw(share) / share;
+  }
 
   // The bytes of one NVLS (or NVLSTree) loop on `channels` channels: a chunk
   // on every channel of every head, NCCL's chunk for `s` (enqueue.cc), at
   // most the buffer.
-  double nvls_loop(bool tree, int channels, double s) const {
-    const double ops = static_cast<double>(channels) * std::max(1, nvls_.heads);
+  double nvls_loop(bool tree, int channels, int heads, double s) const {
+    const double ops = static_cast<double>(channels) * std::max(1, heads);
     const double chunk = nccl::nvls_chunk(tree, l_.arch, tree ? l_.groups : 1, l_.min_group, s, ops);
     return std::min(s, ops * chunk);
   }
@@ -551,9 +558,9 @@ class Pricer {
   // stops growing once the chunk reaches its 128 KiB, as the measured curves
   // of 8 H100s do (about 120 us from 1 GiB on; c4-c8, c23-c26), where the
   // sqrt ramp it replaces kept growing with the size.
-  double nvls_fill_us(Collective op, double s, double alg, int channels) const {
+  double nvls_fill_us(Collective op, double s, double alg, int channels, int heads) const {
     const double stages = op == Collective::allreduce ? 3 : 2;
-    return (stages - 1) * transfer_us(nvls_loop(false, channels, s), alg);
+    return (stages - 1) * transfer_us(nvls_loop(false, channels, heads, s), alg);
   }
 
   // NVLSTree (all_reduce.h, NVLS_TREE): NVLS's loops, which the heads send
@@ -567,7 +574,7 @@ class Pricer {
   // a90-a93, a103-a105) this follows the measured curves within 7 % from
   // 256 MiB on, where the sqrt ramp it replaces made them 12-21 % slow.
   double nvlstree_fill_us(double s) const {
-    const double loop = nvls_loop(true, nvls_channels_, s);
+    const double loop = nvls_loop(true, nvls_channels_, nvls_.heads, s);
     const double net_hops = nccl::tree_depth(1, l_.groups);
     const double wire = heads_egress();
     double fill = wire > 0 ? (net_hops - 1) * transfer_us(loop, wire) : 0.0;
@@ -686,14 +693,20 @@ class Pricer {
   double heads_egress() const {
     return std::min(l_.island_bw, std::min<double>(nvls_.heads, l_.nics_min) * l_.nic_mean_min);
   }
-  // The NVLS tier: the switch links at nvlsEfficiency, at most what NCCL's
-  // NVLS channels (CTAs) move. Across domains NCCL gives NVLS more channels
-  // (32 against 24 on one Blackwell domain), but NVLSTree's channels also run
-  // the network tree's sends and receives: the switch side moves no more
-  // than one domain's channels do, so spanning more domains never speeds it.
-  double nvls_bw() const {
+  // The NVLS tier, which carries `share` bytes over a head's links per byte
+  // of the buffer: the switch links at nvlsEfficiency, at most what NCCL's
+  // NVLS channels (CTAs) move. A channel walks its part of the buffer (its
+  // scatter and gather warps copy every byte of it, all_reduce.h) whatever
+  // the head count, so the channels bound the buffer's bytes, and the
+  // head's share of extra link bytes costs only on the links. Across
+  // domains NCCL gives NVLS more channels (32 against 24 on one Blackwell
+  // domain), but NVLSTree's channels also run the network tree's sends and
+  // receives: the switch side moves no more than one domain's channels do,
+  // so spanning more domains never speeds it.
+  double nvls_bw(double share) const {
     const int one_domain = nccl::nvls_channels(l_.arch, 1, 0, 0);
-    return std::min(l_.switch_bw * nvls_efficiency(), std::min(nvls_channels_, one_domain) * nccl::kNvlsChannelBw);
+    const double channels = std::min(nvls_channels_, one_domain) * nccl::kNvlsChannelBw;
+    return std::min(l_.switch_bw * nvls_efficiency(), share * channels);
   }
 
  private:

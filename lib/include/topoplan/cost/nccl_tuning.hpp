@@ -62,20 +62,22 @@ inline constexpr ArchTable kPerChMaxNvlsTreeBw = {{
 /// nvlsEfficiency by architecture (hardware.md 1.1).
 inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 
-/// GB/s of NVLS traffic (a head's reads served plus results taken, per
-/// direction) one NVLS channel (one CTA) moves. Not an NCCL constant:
-/// fitted on CoreWeave's full GB200 NVL72 rack (72 GPUs, busbw 835-839 GB/s
-/// at 4-8 GiB, fit points a4-a5) with NVLS's loop fill priced, over the 24
-/// channels NCCL gives one Blackwell domain today (the run's NCCL, 2.25.1 or
-/// 2.26.2 as its sources say, launched 32: the figure is the rack's ceiling
-/// over today's channels, not a CTA's measured speed; OCI's 64 GPUs on NCCL
+/// GB/s of the buffer one NVLS channel (one CTA) walks: its scatter and
+/// gather warps copy every byte of its part whatever the head count
+/// (all_reduce.h), so the channels bound the buffer's bytes and a head's
+/// extra share costs only on its links. Not an NCCL constant: fitted on
+/// CoreWeave's full GB200 NVL72 rack (72 GPUs, busbw 835-839 GB/s at 4-8
+/// GiB, fit points a4-a5) with NVLS's loop fill priced, over the 24 channels
+/// NCCL gives one Blackwell domain today (the run's NCCL, 2.25.1 or 2.26.2
+/// as its sources say, launched 32: the figure is the rack's ceiling over
+/// today's channels, not a CTA's measured speed; OCI's 64 GPUs on NCCL
 /// 2.29.3 with 24 channels, a120-a126, reach 7-9 % more from 8 GiB on and
-/// match it within 8 % to 4 GiB). Checked on 8 GPUs: lixueduan.com's
-/// GB200 trays (811 GB/s) and MGHPCC's B200 node (841 GB/s at 16 GiB) run
-/// 14-17 % above it, so the rate per channel falls as the domain grows (not
-/// modelled). On 8 H100s it binds just below the links (16 x 18.7 = 299 <
-/// 0.85 x 370.8 = 315). See topoplan-cost(7), "NVLS".
-inline constexpr double kNvlsChannelBw = 18.7;
+/// match it within 8 % to 4 GiB). Checked on 8 GPUs: lixueduan.com's GB200
+/// trays (811 GB/s) and MGHPCC's B200 node (841 GB/s at 16 GiB) run 7-10 %
+/// above it (14-17 % when the head's share was charged to the channels
+/// too). On 8 H100s the links bind (16 x 18.13 x 9/8 = 326 > 0.85 x 370.8 =
+/// 315). See topoplan-cost(7), "NVLS".
+inline constexpr double kNvlsChannelBw = 18.13;
 
 /// treeCorrectionFactor [proto][log2(bytes / 64)], 64 B .. 256 MB (hardware.md 1.1).
 inline constexpr std::array<std::array<double, 24>, 3> kTreeCorrection = {{
