@@ -87,6 +87,30 @@ TEST_CASE("NVLS on a 72-GPU domain: the channels, not the links, bind") {
   CHECK(c.time_us == Approx(25 + us(s * 33 / 32, nvls) + 2 * us(loop * 33 / 32, nvls)).epsilon(1e-9));
 }
 
+TEST_CASE("NVLS channels walk the same buffer rate on 8 and 72 GPUs of a domain; the head's share costs only links") {
+  Topology t = preset("gb200-nvl72");
+  CostModel model(t);
+  const std::uint64_t s = std::uint64_t{8} << 30;
+  auto nvls_tier = [&](std::size_t gpus) {
+    CollectiveCost c = model.collective({first(t, gpus), Collective::allreduce, s, Algorithm::nvls});
+    for (const TierCost& tier : c.tiers())
+      if (tier.tier == Tier::scale_up) return tier;
+    FAIL("no NVLS tier");
+    return TierCost{};
+  };
+  const TierCost eight = nvls_tier(8), all = nvls_tier(72);
+  // A head carries 9/8 of the buffer on 8 GPUs, 33/32 on 72 (32 heads).
+  CHECK(eight.bytes == Approx(static_cast<double>(s) * 9 / 8));
+  CHECK(all.bytes == Approx(static_cast<double>(s) * 33 / 32));
+  // Both bound by the 24 channels, at the same rate over the buffer: 24 x
+  // 18.13 x 9/8 = 490 GB/s of link bytes on 8 GPUs stays under 0.74 x 721.8.
+  const double buffer_rate = 24 * 18.13;
+  CHECK(eight.bandwidth * static_cast<double>(s) / eight.bytes == Approx(buffer_rate));
+  CHECK(all.bandwidth * static_cast<double>(s) / all.bytes == Approx(buffer_rate));
+  CHECK(eight.bandwidth < 0.74 * 721.8);
+  CHECK(eight.bandwidth > all.bandwidth);
+}
+
 TEST_CASE("NVLSTree over two NVL72 racks: the switch side at one rack's channels, never faster than one rack") {
   Topology t = preset("gb200-nvl72:racks=2");
   CostModel model(t);

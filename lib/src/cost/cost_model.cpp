@@ -537,9 +537,9 @@ class Pricer {
     return nvls_bw(share) / share;
   }
 
-  // The bytes of one NVLS (or NVLSTree) loop on `channels` channels: a chunk
-  // on every channel of every head, NCCL's chunk for `s` (enqueue.cc), at
-  // most the buffer.
+  // The bytes of one NVLS (or NVLSTree) loop on `channels` channels and
+  // `heads` heads: a chunk on every channel of every head, NCCL's chunk for
+  // `s` (enqueue.cc), at most the buffer.
   double nvls_loop(bool tree, int channels, int heads, double s) const {
     const double ops = static_cast<double>(channels) * std::max(1, heads);
     const double chunk = nccl::nvls_chunk(tree, l_.arch, tree ? l_.groups : 1, l_.min_group, s, ops);
