@@ -21,7 +21,7 @@ TEST_CASE("model names resolve as nvidia-smi and topology files spell them") {
   CHECK_FALSE(accelerator_spec(""));
 }
 
-TEST_CASE("H200 is an H100 with faster HBM; Blackwell has more of both") {
+TEST_CASE("H200 is an H100 with faster HBM, Blackwell has more of both") {
   const auto h100 = accelerator_spec("H100"), h200 = accelerator_spec("H200"), b200 = accelerator_spec("B200"),
              gb200 = accelerator_spec("GB200");
   REQUIRE((h100 && h200 && b200 && gb200));

@@ -78,7 +78,7 @@ TEST_CASE("pplx dispatch: smaller puts of the same bytes cost more across nodes,
   }
 }
 
-TEST_CASE("pplx dispatch refuses a zero message size; kernel names parse") {
+TEST_CASE("pplx dispatch refuses a zero message size, kernel names parse") {
   Topology one = dgx(1);
   CostModel m(one);
   const auto r = first(one, 8);

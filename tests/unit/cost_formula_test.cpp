@@ -87,7 +87,7 @@ TEST_CASE("NVLS on a 72-GPU domain: the channels, not the links, bind") {
   CHECK(c.time_us == Approx(25 + us(s * 33 / 32, nvls) + 2 * us(loop * 33 / 32, nvls)).epsilon(1e-9));
 }
 
-TEST_CASE("NVLS channels walk the same buffer rate on 8 and 72 GPUs of a domain; the head's share costs only links") {
+TEST_CASE("NVLS channels walk the same buffer rate on 8 and 72 GPUs of a domain, the head's share costs only links") {
   Topology t = preset("gb200-nvl72");
   CostModel model(t);
   const std::uint64_t s = std::uint64_t{8} << 30;

@@ -18,7 +18,7 @@ using namespace topoplan;
 using topoplan::test::preset;
 using namespace cost_test;
 
-TEST_CASE("64 GPUs: one NVL72 rack beats two racks; all-to-all feels the NICs most") {
+TEST_CASE("64 GPUs: one NVL72 rack beats two racks, all-to-all feels the NICs most") {
   Topology t = preset("gb200-nvl72:racks=2");
   CostModel model(t);
   // Trays of 4 GPUs: 16 trays of rack 0, or 8 trays of each rack.
@@ -75,7 +75,7 @@ TEST_CASE("crossing is priced against the same job inside one island") {
   CHECK(a2a.outside_us > 0);
 }
 
-TEST_CASE("a full-rack all-reduce slows with every NVL72 rack it spans; most at mid sizes") {
+TEST_CASE("a full-rack all-reduce slows with every NVL72 rack it spans, most at mid sizes") {
   Topology t = preset("gb200-nvl72:racks=20");
   CostModel model(t);
   auto busbw = [&](std::uint32_t racks, std::uint64_t bytes) {

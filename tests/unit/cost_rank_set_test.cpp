@@ -45,7 +45,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 }  // namespace
 
-TEST_CASE("first N takes accelerators in topology order; nothing means all") {
+TEST_CASE("first N takes accelerators in topology order, nothing means all") {
   Topology t = nvl72();
   CHECK(names(t, select_ranks(t, first(4))) ==
         std::vector<std::string>{"r0000-n00/gpu0", "r0000-n00/gpu1", "r0000-n00/gpu2", "r0000-n00/gpu3"});

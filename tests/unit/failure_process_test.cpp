@@ -9,7 +9,7 @@
 using namespace topoplan;
 using topoplan::test::preset;
 
-TEST_CASE("failure process: a seed fixes the stream; the rate sets the mean gap") {
+TEST_CASE("failure process: a seed fixes the stream, the rate sets the mean gap") {
   Topology t = preset("dgx-h100:nodes=4");
   FailureRates rates = parse_failure_rates(
       "rates:\n  - {component: gpu, per_day: 1}\n  - {component: node, per_day: 3}\n", "r.yaml", t);

@@ -77,7 +77,7 @@ TEST_CASE("batch Job: pods, GPUs and Kueue's required topology") {
   CHECK(j.where.line == 1);
 }
 
-TEST_CASE("completions below parallelism bound the pods; requests count when limits are absent") {
+TEST_CASE("completions below parallelism bound the pods, requests count when limits are absent") {
   Topology t = preset("gb200-nvl72:racks=1");
   std::string text = job_yaml("        a: b\n", "{requests: {amd.com/gpu: 1}}", 8);
   text.insert(text.find("  template:"), "  completions: 3\n");
@@ -126,7 +126,7 @@ TEST_CASE("a label that names no level is an error at the annotation") {
   CHECK(parse_level_label("a/b=rack").label == "a/b");
 }
 
-TEST_CASE("Kueue slices become replicas of the slice level; bad slices are rejected") {
+TEST_CASE("Kueue slices become replicas of the slice level, bad slices are rejected") {
   Topology t = preset("gb200-nvl72:racks=4");
   ManifestJobs m = read(job_yaml("        kueue.x-k8s.io/podset-slice-required-topology: topoplan.io/rack\n"
                                  "        kueue.x-k8s.io/podset-slice-size: \"4\"\n",
@@ -377,7 +377,7 @@ spec:
   CHECK(m.jobs[0].preferred == "rack");
 }
 
-TEST_CASE("unknown kinds and missing apiVersion are input errors; configuration kinds are skipped") {
+TEST_CASE("unknown kinds and missing apiVersion are input errors, configuration kinds are skipped") {
   Topology t = preset("gb200-nvl72:racks=1");
   std::string e = error_of("apiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: x}\n", t);
   CHECK(e.find("m.yaml:2:7: unknown kind 'Deploymnet' (apps/v1)") != std::string::npos);
@@ -586,7 +586,7 @@ spec:
   CHECK(m.warnings.size() == 1);
 }
 
-TEST_CASE("Deployments are services of one-pod replicas; huge requests are refused, not overflowed") {
+TEST_CASE("Deployments are services of one-pod replicas, huge requests are refused, not overflowed") {
   Topology t = preset("gb200-nvl72:racks=1");
   ManifestJobs m = read(R"(apiVersion: apps/v1
 kind: Deployment

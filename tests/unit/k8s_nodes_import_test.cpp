@@ -151,7 +151,7 @@ TEST_CASE("k8s-nodes: EKS node list: layers by default, unlabelled node left out
   CHECK(islands.size.empty());
 }
 
-TEST_CASE("k8s-nodes: --levels picks labels; the hostname level may be given last, as in a Kueue Topology") {
+TEST_CASE("k8s-nodes: --levels picks labels, the hostname level may be given last, as in a Kueue Topology") {
   ImportOptions o;
   o.level_labels = {"topology.kubernetes.io/zone", "topology.k8s.aws/network-node-layer-3", "kubernetes.io/hostname"};
   ImportResult r = import_file("eks-p5-nodes.yaml", o);
@@ -350,7 +350,7 @@ TEST_CASE("k8s-nodes: what Kueue counts is kept per node: allocatable, taints, l
   CHECK(write_topology_yaml(back, {}) == written);
 }
 
-TEST_CASE("k8s-nodes: a list without GPU nodes is a CPU cluster; CPU nodes of a GPU cluster on request") {
+TEST_CASE("k8s-nodes: a list without GPU nodes is a CPU cluster, CPU nodes of a GPU cluster on request") {
   ImportOptions o;
   o.level_labels = {"example.com/rack"};
   const std::string cpu_only = list_of(node_yaml("c1", {{"example.com/rack", "r1"}}, -1,

@@ -443,7 +443,7 @@ TEST_CASE("kueue: several CPU pods per node, the scarcest resource deciding") {
   CHECK(reason == "topology \"default\" allows to fit only 6 out of 7 pod(s)");
 }
 
-TEST_CASE("kueue: pods already running take their requests; taints and selectors leave nodes out") {
+TEST_CASE("kueue: pods already running take their requests, taints and selectors leave nodes out") {
   Topology t = k8s_rack({{"n1", "4", "64Gi", 0, ""}, {"n2", "2", "64Gi", 0,
                                         "  spec:\n    taints: [{key: dedicated, value: ml, effect: NoSchedule}]\n"}});
   const std::string pod = "{cpu: \"1\"}";

@@ -113,7 +113,7 @@ TEST_CASE("LeastFreeCapacity walks the nodes from the least free (KEP 2724 examp
   CHECK(g.by_name(b.workers) == std::map<std::string, int>{{"a", 3}, {"b", 3}, {"d", 1}});
 }
 
-TEST_CASE("BestFit picks the smallest domain that holds the request; ties go by level values") {
+TEST_CASE("BestFit picks the smallest domain that holds the request, ties go by level values") {
   Fixture f({"block", "rack", kHost});
   f.leaf({"b1", "r1", "x1"}, 4);
   f.leaf({"b1", "r2", "x2"}, 2);
@@ -126,7 +126,7 @@ TEST_CASE("BestFit picks the smallest domain that holds the request; ties go by 
   CHECK(f.by_name(a.workers) == std::map<std::string, int>{{"x3", 2}});
 }
 
-TEST_CASE("required fails with Kueue's message; preferred walks up and then spreads") {
+TEST_CASE("required fails with Kueue's message, preferred walks up and then spreads") {
   Fixture f({"block", "rack", kHost});
   f.leaf({"b1", "r1", "x1"}, 2);
   f.leaf({"b1", "r2", "x2"}, 2);

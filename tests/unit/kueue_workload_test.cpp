@@ -101,7 +101,7 @@ spec:
   CHECK(p.topology.implied);          // no annotation: TAS implied
 }
 
-TEST_CASE("the flavor comes from the queue; annotation labels are the Topology's") {
+TEST_CASE("the flavor comes from the queue, annotation labels are the Topology's") {
   Topology t = preset("dgx-h100:nodes=2");
   std::string job = std::string(kKueueConfig) + R"(---
 apiVersion: batch/v1

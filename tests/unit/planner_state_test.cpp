@@ -72,7 +72,7 @@ TEST_CASE("planner state: a job that does not fit says why, unless told not to")
   CHECK(quiet.place(big).placement.reason.empty());
 }
 
-TEST_CASE("planner state: occupied placements are kept as given; exclusive domains are held") {
+TEST_CASE("planner state: occupied placements are kept as given, exclusive domains are held") {
   Topology t = preset("gb200-nvl72:racks=2");
   PlannerState state(t);
   std::vector<Job> js = jobs(R"(jobs:
@@ -260,7 +260,7 @@ TEST_CASE("planner state: replicas move apart from the others, or not at all") {
   CHECK(free_counts(t, state.occupancy()) == before);
 }
 
-TEST_CASE("planner state: a failure takes some replicas; restore undoes release") {
+TEST_CASE("planner state: a failure takes some replicas, restore undoes release") {
   Topology t = preset("gb200-nvl72:racks=2");
   PlannerState state(t);
   const auto empty = free_counts(t, state.occupancy());

@@ -113,7 +113,7 @@ TEST_CASE("preemption: fewest GPUs first, even over a higher priority") {
   CHECK_FALSE(choose_preemption(ps, parse_job_spec("gpus=20", "--for"), 0, kNone).found);
 }
 
-TEST_CASE("preemption: a placed job moves; its own GPUs are free for it") {
+TEST_CASE("preemption: a placed job moves, its own GPUs are free for it") {
   Topology t = test::tiny_cluster();
   Plan plan = test::hand_plan(t, R"(jobs:
   - {name: spread, gpus: 4, priority: 5, devices: "r0-n0,r1-n0"}

@@ -145,7 +145,7 @@ TEST_CASE("a failed rack: its job moves to the only rack with room, the others s
   CHECK(r.fabric_changed);
 }
 
-TEST_CASE("a job with no room left stops; the reason says why") {
+TEST_CASE("a job with no room left stops, the reason says why") {
   Topology t = test::tiny_cluster();
   Plan plan = test::hand_plan(t, test::kTinyPlan);
   ScenarioResult r = scenario(t, plan, {"r1", "r0-n0/gpu0"});

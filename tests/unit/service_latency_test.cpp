@@ -105,7 +105,7 @@ TEST_CASE("decode reads the weights and KV one GPU holds per token over HBM band
   CHECK(decode_compute_seconds(h100, own, own.roles.front(), first(h100, 8), 1.0) == Approx(2 * on_h100));
 }
 
-TEST_CASE("an MoE model without active_parameters has no prefill estimate; with them it does") {
+TEST_CASE("an MoE model without active_parameters has no prefill estimate, with them it does") {
   Service s = service_of(chat(""));
   s.workload.expert_parameters = 60e9;
   const Topology t = preset("dgx-h100");

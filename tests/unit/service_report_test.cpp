@@ -144,7 +144,7 @@ TEST_CASE("two slices in one rack break the rack guarantee, and check says by ho
   CHECK_FALSE(any_problem(good.placements[0], "availability"));
 }
 
-TEST_CASE("an EP group split over two NVL72 racks is a problem; inside one it is not") {
+TEST_CASE("an EP group split over two NVL72 racks is a problem, inside one it is not") {
   const Topology t = preset("gb200-nvl72:racks=2");
   const JobPricer pricer(t);
   const std::string spec = R"(jobs:
@@ -267,7 +267,7 @@ TEST_CASE("a KV hand-over across the SU spine when one node would hold both is a
                           "kv_transfer"));
 }
 
-TEST_CASE("tenants with isolation never share an NVLink domain under topo; a hand plan that mixes them fails") {
+TEST_CASE("tenants with isolation never share an NVLink domain under topo, a hand plan that mixes them fails") {
   const Topology t = preset("gb200-nvl72:racks=4");
   const JobPricer pricer(t);
   const std::string jobs = R"(jobs:

@@ -60,7 +60,7 @@ TEST_CASE("simulation report: JSON per policy with the documented keys") {
   CHECK(topo["jobs"][2]["start_s"].IsNull());
 }
 
-TEST_CASE("simulation report: text names every policy; and the chart is an SVG document") {
+TEST_CASE("simulation report: text names every policy, and the chart is an SVG document") {
   Topology t = preset("dgx-h100:nodes=2");
   Trace trace = read_trace("id,submit_s,gpus,duration_s\na,0,8,100\nb,5,12,50\n", "t.csv", {});
   SimulationReport r = tiny_report(t, trace);

@@ -126,7 +126,7 @@ TEST_CASE("simulator: priority goes before arrival in the queue") {
   }
 }
 
-TEST_CASE("simulator: the slowdown scale weighs the model; 0 turns it off") {
+TEST_CASE("simulator: the slowdown scale weighs the model, 0 turns it off") {
   Topology t = preset("dgx-h100:nodes=2");
   Trace trace = csv(kTiny);
   SimulationOptions half;

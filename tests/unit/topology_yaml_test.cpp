@@ -339,7 +339,7 @@ blocks: {oops: not even checked}
   CHECK(info.levels == std::vector<std::string>{"cluster", "node"});
 }
 
-TEST_CASE("host blocks carry Kubernetes resources, taints and state; overrides set a node's state") {
+TEST_CASE("host blocks carry Kubernetes resources, taints and state, overrides set a node's state") {
   auto with = [](const std::string& keys) {
     std::string s = kTwoLevel;
     s.replace(s.find("    devices:\n"), 0, keys);

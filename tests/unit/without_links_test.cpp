@@ -68,7 +68,7 @@ TEST_CASE("without_links keeps device and domain ids and drops exactly the links
   CHECK(k == cut.link_count());
 }
 
-TEST_CASE("without_links on a preset with states and labels; nothing removed is a copy") {
+TEST_CASE("without_links on a preset with states and labels, nothing removed is a copy") {
   Topology t = test::preset("dgx-h100:nodes=4");
   Topology same = without_links(t, {});
   check_same_except_links(t, same);

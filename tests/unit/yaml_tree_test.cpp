@@ -82,7 +82,7 @@ TEST_CASE("yaml tree: several documents, and an empty stream") {
   CHECK(Document::parse("# only a comment\n").empty());
 }
 
-TEST_CASE("yaml tree: aliases share their node; bombs, loops and unknown anchors are refused") {
+TEST_CASE("yaml tree: aliases share their node, bombs, loops and unknown anchors are refused") {
   Node doc = one("base: &b {x: 1}\nuse: *b\n");
   CHECK(doc["use"]["x"].Scalar() == "1");
   CHECK(doc["use"].is(doc["base"]));
