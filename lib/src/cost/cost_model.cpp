@@ -542,7 +542,8 @@ class Pricer {
   // `s` (enqueue.cc), at most the buffer.
   double nvls_loop(bool tree, int channels, int heads, double s) const {
     const double ops = static_cast<double>(channels) * std::max(1, heads);
-    const double chunk = nccl::nvls_chunk(tree, l_.arch, tree ? l_.groups : 1, l_.min_group, s, ops);
+    const double chunk =
+        nccl::nvls_chunk(tree, l_.arch, tree ? l_.groups : 1, l_.min_group, l_.nic_mean_min, l_.nic_through_cpu, s, ops);
     return std::min(s, ops * chunk);
   }
 

@@ -164,15 +164,37 @@ double tree_chunk(int proto) {
   return step;
 }
 
-double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn) {
-  if (arch >= 3 && nodes == 2 && ppn <= 4) return 256.0 * 1024;
-  if (arch >= 3 && nodes == 2 && ppn >= 16) return 64.0 * 1024;
-  if (nodes >= 4) return 64.0 * 1024;
-  return 128.0 * 1024;
+double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn, double nic_bw, bool nic_through_cpu) {
+  constexpr double k64 = 64.0 * 1024, k128 = 128.0 * 1024, k256 = 256.0 * 1024;
+  double chunk = k128;
+  double tree_max = 0;  // 0: the tuning leaves it to the default
+  if (arch >= 3 && nodes > 1) {
+    if (nodes == 2 && nic_bw >= 48) {
+      tree_max = k128;
+      if (ppn <= 4) {
+        chunk = k256;
+        tree_max = k256;
+      } else if (ppn >= 16 || (ppn <= 8 && !nic_through_cpu && nic_bw < 96)) {
+        tree_max = k64;
+      }
+    } else if (nic_bw >= 96) {
+      if (ppn <= 8) {
+        chunk = k256;
+        tree_max = k256;
+      } else {
+        tree_max = ppn < 32 ? k128 : k64;
+      }
+    } else if (nic_bw >= 48) {
+      tree_max = nic_through_cpu ? k128 : k64;
+    }
+  }
+  if (tree_max == 0) tree_max = nodes >= 4 ? k64 : chunk;
+  return std::min(chunk, tree_max);
 }
 
-double nvls_chunk(bool tree, int arch, std::uint32_t nodes, std::uint32_t ppn, double bytes, double ops) {
-  double chunk = tree ? nvlstree_chunk(arch, nodes, ppn) : 128.0 * 1024;
+double nvls_chunk(bool tree, int arch, std::uint32_t nodes, std::uint32_t ppn, double nic_bw, bool nic_through_cpu,
+                  double bytes, double ops) {
+  double chunk = tree ? nvlstree_chunk(arch, nodes, ppn, nic_bw, nic_through_cpu) : 128.0 * 1024;
   if (tree) {
     if (bytes < 32 * ops * chunk && chunk > 262144) chunk = 262144;
     if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;

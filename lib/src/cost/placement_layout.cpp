@@ -425,6 +425,7 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
   // LL128: Volta..Blackwell over NVLink; across nodes only when the GPU-NIC
   // path stays below the CPU (tuning.cc: typeIntra <= NVB, typeInter <= PXN).
   // RCCL enables LL128 on MI300X hives (its rome model options: ll128Enabled=1).
+  l.nic_through_cpu = nic_through_cpu;
   l.ll128 = (age(l.generation) <= 3 && l.all_scale_up && nvlink && (l.groups == 1 || !nic_through_cpu)) ||
             (l.generation == Generation::cdna && l.all_scale_up);
 

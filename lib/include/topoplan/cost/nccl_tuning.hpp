@@ -164,17 +164,25 @@ double tree_depth(std::uint32_t ppn, std::uint32_t nodes);
 /// bytes, LL128 120 of every 128).
 double tree_chunk(int proto);
 
-/// NVLSTree's chunk: min(NCCL_NVLS_CHUNKSIZE 128 KiB, the NVLSTree maximum),
-/// whose maximum is 64 KiB from 4 nodes on and, on Blackwell
-/// (ncclNvlsTreeSm100Tuning), 256 KiB for two nodes of at most 4 GPUs and
-/// 64 KiB for two nodes of 16 GPUs or more (two NVL72 racks).
-double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn);
+/// NVLSTree's chunk before the size rules: min(the NVLS chunk, the NVLSTree
+/// maximum), as src/transport/nvls.cc sets them (ncclNvlsTuning and, on
+/// Blackwell across nodes, ncclNvlsTreeSm100Tuning): 128 KiB and, without
+/// Blackwell's tuning, a maximum of 64 KiB from 4 nodes on. On Blackwell,
+/// with NICs of >= 48 GB/s: two nodes of at most 4 GPUs 256 KiB; two nodes
+/// of 16 GPUs or more (two NVL72 racks), or of at most 8 whose NICs sit
+/// below PCIe switches (NCCL's path PXB or better: not `nic_through_cpu`)
+/// with NICs under 96 GB/s, 64 KiB; more nodes with NICs of >= 96 GB/s 256
+/// KiB for at most 8 GPUs a node, else 128 KiB under 32 GPUs and 64 KiB
+/// from 32; more nodes with slower NICs 128 KiB through the CPU (GB200's
+/// NICs behind Grace) and 64 KiB below PCIe switches.
+double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn, double nic_bw, bool nic_through_cpu);
 
 /// The chunk NCCL gives an NVLS (or NVLSTree) collective of `bytes` with
 /// `ops` = channels x heads operations in flight (enqueue.cc): from 128 KiB
 /// (NVLSTree: nvlstree_chunk) down to 64 KiB below 64 (NVLSTree 4) chunks per
 /// operation, 32 KiB below 8 (NVLSTree 1) and, for NVLS, 16 KiB below 2.
-double nvls_chunk(bool tree, int arch, std::uint32_t nodes, std::uint32_t ppn, double bytes, double ops);
+double nvls_chunk(bool tree, int arch, std::uint32_t nodes, std::uint32_t ppn, double nic_bw, bool nic_through_cpu,
+                  double bytes, double ops);
 
 /// Per inter-node step overhead (getNetOverhead, hardware.md 1.1): 1 us on
 /// Intel and other hosts, 2 us on AMD hosts; x3 for Simple.

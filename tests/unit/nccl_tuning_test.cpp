@@ -1,0 +1,81 @@
+// NCCL's NVLS and NVLSTree launch parameters as nccl_tuning.hpp transcribes
+// them (src/transport/nvls.cc ncclNvlsTuning and ncclNvlsTreeSm100Tuning,
+// src/enqueue.cc calcCollChunking at NVIDIA/nccl 5067397c): each case is a
+// branch of NCCL's code, with the machine it is written for.
+#include "topoplan/cost/nccl_tuning.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace topoplan;
+
+namespace {
+
+constexpr int kHopper = 2;
+constexpr int kBlackwell = 3;
+constexpr double kKiB = 1024;
+
+}  // namespace
+
+TEST_CASE("NVLS channels: 16 on Hopper, 24 in one Blackwell domain, 32 or 24 across") {
+  CHECK(nccl::nvls_channels(kHopper, 1, 0, 8) == 16);
+  CHECK(nccl::nvls_channels(kHopper, 4, 48, 8) == 16);
+  CHECK(nccl::nvls_channels(kBlackwell, 1, 0, 72) == 24);
+  // Two domains with 400G NICs (two NVL72 racks, two HGX B200 nodes): 32.
+  CHECK(nccl::nvls_channels(kBlackwell, 2, 48, 72) == 32);
+  CHECK(nccl::nvls_channels(kBlackwell, 2, 48, 8) == 32);
+  // More domains: 24 on 400G NICs, and on 800G ones 24 for 8-GPU nodes and
+  // 32 for larger domains (GB300 racks).
+  CHECK(nccl::nvls_channels(kBlackwell, 4, 48, 72) == 24);
+  CHECK(nccl::nvls_channels(kBlackwell, 4, 96, 8) == 24);
+  CHECK(nccl::nvls_channels(kBlackwell, 4, 96, 72) == 32);
+  // Slower NICs keep the multi-node default.
+  CHECK(nccl::nvls_channels(kBlackwell, 4, 25, 8) == 32);
+}
+
+TEST_CASE("NVLSTree chunk: 128 KiB, 64 KiB from four nodes on, Blackwell's own table across nodes") {
+  // Hopper: NCCL_NVLS_CHUNKSIZE, held to 64 KiB from 4 nodes on.
+  CHECK(nccl::nvlstree_chunk(kHopper, 2, 8, 48, false) == 128 * kKiB);
+  CHECK(nccl::nvlstree_chunk(kHopper, 3, 8, 48, false) == 128 * kKiB);
+  CHECK(nccl::nvlstree_chunk(kHopper, 4, 8, 48, false) == 64 * kKiB);
+  // Blackwell, two nodes of 400G NICs: GB200 trays of 4 GPUs 256 KiB; two
+  // NVL72 racks 64 KiB; two HGX B200 nodes (NICs below PCIe switches) 64
+  // KiB, but 128 KiB when their NICs sit behind the CPU.
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 2, 4, 48, true) == 256 * kKiB);
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 2, 72, 48, true) == 64 * kKiB);
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 2, 8, 48, false) == 64 * kKiB);
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 2, 8, 48, true) == 128 * kKiB);
+  // Blackwell, more nodes: 800G NICs give 8-GPU nodes 256 KiB and larger
+  // domains 128 KiB under 32 GPUs, 64 KiB from 32 (GB300 racks); 400G NICs
+  // 128 KiB through the CPU (GB200's NICs behind Grace), 64 KiB below PCIe
+  // switches.
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 4, 8, 96, false) == 256 * kKiB);
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 4, 16, 96, false) == 128 * kKiB);
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 4, 72, 96, true) == 64 * kKiB);
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 4, 72, 48, true) == 128 * kKiB);
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 4, 72, 48, false) == 64 * kKiB);
+  // NICs under 48 GB/s leave Blackwell with the default.
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 2, 8, 25, false) == 128 * kKiB);
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 4, 8, 25, false) == 64 * kKiB);
+}
+
+TEST_CASE("NVLS and NVLSTree chunks shrink with the operations in flight") {
+  // NVLS: 64 KiB below 64 loops of 128 KiB, 32 KiB below 8 of 64 KiB, 16 KiB
+  // below 2 of 32 KiB (8 H100s: 16 channels x 8 heads = 128 operations).
+  const double ops = 16 * 8;
+  auto nvls = [&](double bytes) { return nccl::nvls_chunk(false, kHopper, 1, 8, 0, false, bytes, ops); };
+  CHECK(nvls(1024.0 * 1024 * 1024) == 128 * kKiB);
+  CHECK(nvls(1024.0 * 1024 * 1024 - 1) == 64 * kKiB);
+  CHECK(nvls(64.0 * 1024 * 1024) == 64 * kKiB);
+  CHECK(nvls(64.0 * 1024 * 1024 - 1) == 32 * kKiB);
+  CHECK(nvls(8.0 * 1024 * 1024) == 32 * kKiB);
+  CHECK(nvls(8.0 * 1024 * 1024 - 1) == 16 * kKiB);
+  // NVLSTree: from its maximum (256 KiB for GB200 trays) down to 128 KiB
+  // below 16 loops, 64 KiB below 4, 32 KiB below 1.
+  const double tray_ops = 32 * 4;
+  auto tree = [&](double bytes) { return nccl::nvls_chunk(true, kBlackwell, 2, 4, 48, true, bytes, tray_ops); };
+  CHECK(tree(16 * tray_ops * 256 * kKiB) == 256 * kKiB);
+  CHECK(tree(16 * tray_ops * 256 * kKiB - 1) == 128 * kKiB);
+  CHECK(tree(4 * tray_ops * 128 * kKiB) == 128 * kKiB);
+  CHECK(tree(4 * tray_ops * 128 * kKiB - 1) == 64 * kKiB);
+  CHECK(tree(tray_ops * 64 * kKiB - 1) == 32 * kKiB);
+}
