@@ -51,11 +51,11 @@ TEST_CASE("NVLS allreduce: (n+1)/n of the data through the switch, two loops of 
   const double s = kGiB;
   // Each GPU serves its slices to the switch's reductions (S) and takes its
   // reduced slice back (S/n); the multicast of the result is the mirror
-  // image. The 16 NVLS channels of a Hopper GPU walk 16 x 18.13 = 290 GB/s
-  // of the buffer, 9/8 of that (326) on the head's links, more than the
+  // image. The 16 NVLS channels of a Hopper GPU walk 16 x 18.5 = 296 GB/s
+  // of the buffer, 9/8 of that (333) on the head's links, more than the
   // links' 0.85 x 370.8 = 315: the links bind.
   const double nvls = kNvl * 0.85;
-  CHECK(16 * 18.13 * 9 / 8 > nvls);
+  CHECK(16 * 18.5 * 9 / 8 > nvls);
   // A loop is a 128 KiB chunk on every channel of every head (16 x 8 x 128
   // KiB = 16 MiB at 1 GiB); the first loop's scatter and reduce, two loops
   // at the algorithm's rate, are the fill.
@@ -76,15 +76,15 @@ TEST_CASE("NVLS on a 72-GPU domain: the channels, not the links, bind") {
   CostModel model(t);
   CollectiveCost c = model.collective({first(t, 72), Collective::allreduce, std::uint64_t{8} << 30});
   const double s = 8.0 * kGiB;
-  // 24 NVLS channels walk 24 x 18.13 GB/s of the buffer. 32 heads (NCCL's
+  // 24 NVLS channels walk 24 x 18.5 GB/s of the buffer. 32 heads (NCCL's
   // NVLS arity), the busiest GPUs, each carry 33/32 of it on their links:
-  // 448.7 GB/s < 0.74 x 721.8 = 534. A loop is 32 heads x 24 channels x
-  // 128 KiB = 96 MiB.
+  // 457.9 GB/s < 0.74 x 721.8 = 534. A loop is 32 heads x 24 channels x
+  // 128 KiB = 96 MiB, and Blackwell fills four of them (Hopper two).
   CHECK(c.algorithm == Algorithm::nvls);
-  const double nvls = 24 * 18.13 * 33 / 32;
+  const double nvls = 24 * 18.5 * 33 / 32;
   CHECK(nvls < 0.74 * 721.8);
   const double loop = 32.0 * 24 * 128 * 1024;
-  CHECK(c.time_us == Approx(25 + us(s * 33 / 32, nvls) + 2 * us(loop * 33 / 32, nvls)).epsilon(1e-9));
+  CHECK(c.time_us == Approx(25 + us(s * 33 / 32, nvls) + 4 * us(loop * 33 / 32, nvls)).epsilon(1e-9));
 }
 
 TEST_CASE("NVLS channels walk the same buffer rate on 8 and 72 GPUs of a domain, the head's share costs only links") {
@@ -103,8 +103,8 @@ TEST_CASE("NVLS channels walk the same buffer rate on 8 and 72 GPUs of a domain,
   CHECK(eight.bytes == Approx(static_cast<double>(s) * 9 / 8));
   CHECK(all.bytes == Approx(static_cast<double>(s) * 33 / 32));
   // Both bound by the 24 channels, at the same rate over the buffer: 24 x
-  // 18.13 x 9/8 = 490 GB/s of link bytes on 8 GPUs stays under 0.74 x 721.8.
-  const double buffer_rate = 24 * 18.13;
+  // 18.5 x 9/8 = 499.5 GB/s of link bytes on 8 GPUs stays under 0.74 x 721.8.
+  const double buffer_rate = 24 * 18.5;
   CHECK(eight.bandwidth * static_cast<double>(s) / eight.bytes == Approx(buffer_rate));
   CHECK(all.bandwidth * static_cast<double>(s) / all.bytes == Approx(buffer_rate));
   CHECK(eight.bandwidth < 0.74 * 721.8);
@@ -119,7 +119,7 @@ TEST_CASE("NVLSTree over two NVL72 racks: the switch side at one rack's channels
   CollectiveCost two = model.collective({first(t, 144), Collective::allreduce, s});
   REQUIRE(two.algorithm == Algorithm::nvlstree);
   // NCCL runs 32 NVLS channels across two domains with 400G NICs (24 on one),
-  // but the switch side still walks 24 x 18.13 GB/s of the buffer (a head's
+  // but the switch side still walks 24 x 18.5 GB/s of the buffer (a head's
   // share more on its links): the tree's sends and receives take the extra
   // channels.
   bool found = false;
@@ -127,15 +127,16 @@ TEST_CASE("NVLSTree over two NVL72 racks: the switch side at one rack's channels
     if (tier.tier == Tier::scale_up) {
       found = true;
       // The buffer's bytes per second: the tier's over a head's share.
-      CHECK(tier.bandwidth * static_cast<double>(s) / tier.bytes == Approx(24 * 18.13));
+      CHECK(tier.bandwidth * static_cast<double>(s) / tier.bytes == Approx(24 * 18.5));
     }
   CHECK(found);
   // Both racks reduce the whole buffer inside and then cross: slower.
   CHECK(two.time_us > one.time_us);
   CHECK(two.outside_us > 0);
   // At 16 GiB too, where NVLSTree's 64 KiB chunks make smaller loops than
-  // one rack's 128 KiB NVLS ones: its fill is held to one rack's, so beyond
-  // the latency it never takes less than one rack.
+  // one rack's 128 KiB NVLS ones: the fill of its NVLS side is held to one
+  // rack's and its network hops come on top, so beyond the latency it
+  // always takes longer than one rack.
   const std::uint64_t big = std::uint64_t{16} << 30;
   for (std::uint32_t racks : {2u, 4u}) {
     Topology many = preset("gb200-nvl72:racks=" + std::to_string(racks));
@@ -353,11 +354,14 @@ TEST_CASE("NVLSTree across four boxes: NVLS inside, a tree of twice the data thr
   CHECK(c.latency_us == Approx(latency));
   // Loops of 64 KiB chunks (NCCL's NVLSTree maximum from four nodes on) on
   // 16 channels x 8 heads, 8 MiB: the first fills NVLS's two loops at the
-  // switch side's 0.85 x 370.8 GB/s links (9/8 of the data) and the network tree's
-  // 2 log2(4) hops through the heads' 8 x 48 GB/s, less the hop the
-  // bandwidth term holds.
+  // switch side's 0.85 x 370.8 GB/s links (9/8 of the data), held to what
+  // NVLS fills on one box alone (two loops of 128 KiB chunks: 16 MiB), and
+  // the network tree's 2 log2(4) hops through the heads' 8 x 48 GB/s, less
+  // the hop the bandwidth term holds.
   const double loop = 16.0 * 8 * 64 * 1024;
-  const double fill = 2 * us(loop * 9 / 8, 0.85 * kNvl) + (4 - 1) * us(loop, 8 * kNic);
+  const double alone = 16.0 * 8 * 128 * 1024;
+  CHECK(alone > loop);
+  const double fill = 2 * us(alone * 9 / 8, 0.85 * kNvl) + (4 - 1) * us(loop, 8 * kNic);
   CHECK(c.time_us == Approx(latency + us(s, alg) + fill).epsilon(1e-9));
 }
 

@@ -508,15 +508,17 @@ class Pricer {
       if (!ramp_) return 0;
       if (a == Algorithm::nvls || groups == 1) return nvls_fill_us(op, s, alg, nvls_channels_, nvls_.heads);
       // NVLSTree's smaller chunks cost per loop what the model does not
-      // price (why NCCL gives one domain 128 KiB ones): its fill is held to
-      // NVLS's on one domain alone (its channels, its heads: NCCL's graph
-      // across domains may keep fewer, each head a NIC), so spanning
-      // domains never speeds the NVLS side.
+      // price (why NCCL gives one domain 128 KiB ones): the fill of its NVLS
+      // side is held to NVLS's on one domain alone (its channels, its
+      // heads: NCCL's graph across domains may keep fewer, each head a
+      // NIC), so spanning domains never speeds the NVLS side; the network
+      // hops come on top.
       const int one_domain = std::min(nvls_channels_, nccl::nvls_channels(l_.arch, 1, 0, 0));
       const int alone = static_cast<int>(std::min<std::uint32_t>(nccl::kMaxNvlsArity, std::max(l_.min_group, 1U)));
       const double share = static_cast<double>(alone + 1) / alone;
       const double alone_alg = nvls_bw(share) / share;
-      return std::max(nvlstree_fill_us(s), nvls_fill_us(op, s, alone_alg, one_domain, alone));
+      const NvlsTreeFill tree = nvlstree_fill(s);
+      return std::max(tree.switch_us, nvls_fill_us(op, s, alone_alg, one_domain, alone)) + tree.network_us;
     }
     if (a != Algorithm::tree) return 0;
     const double chain_hops = nccl::tree_depth(l_.max_group, 1);
@@ -542,8 +544,8 @@ class Pricer {
   // `s` (enqueue.cc), at most the buffer.
   double nvls_loop(bool tree, int channels, int heads, double s) const {
     const double ops = static_cast<double>(channels) * std::max(1, heads);
-    const double chunk =
-        nccl::nvls_chunk(tree, l_.arch, tree ? l_.groups : 1, l_.min_group, l_.nic_mean_min, l_.nic_through_cpu, s, ops);
+    const double chunk = nccl::nvls_chunk(tree, l_.arch, tree ? l_.groups : 1, l_.min_group, l_.nic_mean_min,
+                                          l_.nic_through_cpu, s, ops);
     return std::min(s, ops * chunk);
   }
 
@@ -555,32 +557,46 @@ class Pricer {
   // reduce it through the switch and multicast the sum, gather warps copy
   // it out. From the second loop on the three stages overlap; the first
   // loop's scatter and reduce are the fill, two loops at the algorithm's
-  // rate (all-gather and reduce-scatter have two stages: one loop). The fill
-  // stops growing once the chunk reaches its 128 KiB, as the measured curves
-  // of 8 H100s do (about 120 us from 1 GiB on; c4-c8, c23-c26), where the
-  // sqrt ramp it replaces kept growing with the size.
+  // rate on Hopper and four on Blackwell, whose measured curves carry twice
+  // the fill (nvls_fill_loops). The fill stops growing once the chunk
+  // reaches its 128 KiB, as the measured curves of 8 H100s do (about 120 us
+  // from 1 GiB on; c4-c8, c23-c26), where the sqrt ramp it replaces kept
+  // growing with the size.
   double nvls_fill_us(Collective op, double s, double alg, int channels, int heads) const {
-    const double stages = op == Collective::allreduce ? 3 : 2;
-    return (stages - 1) * transfer_us(nvls_loop(false, channels, heads, s), alg);
+    return nvls_fill_loops(op) * transfer_us(nvls_loop(false, channels, heads, s), alg);
+  }
+
+  // The loops of NVLS's fill (nccl::kNvlsFillLoops): an all-reduce's three
+  // stages fill two loops on Hopper, four on Blackwell; all-gather and
+  // reduce-scatter run two stages and fill half as many.
+  double nvls_fill_loops(Collective op) const {
+    const double loops = nccl::kNvlsFillLoops[static_cast<std::size_t>(std::clamp(l_.arch, 0, 3))];
+    return op == Collective::allreduce ? loops : loops / 2;
   }
 
   // NVLSTree (all_reduce.h, NVLS_TREE): NVLS's loops, which the heads send
   // up NCCL's tree across domains and multicast as they come back down. The
-  // first loop fills NVLS's two loops at the switch's rate, as inside one
-  // domain, then its network hops, L up and L down (L = ceil(log2 domains)),
-  // each a loop through the heads' NICs; the last hop belongs to the
-  // bandwidth term. A parent reduces and forwards a loop step by step as its
+  // first loop fills NVLS's loops at the switch's rate, as inside one
+  // domain (nvls_fill_loops), then its network hops, L up and L down (L =
+  // ceil(log2 domains)), each a loop through the heads' NICs; the last hop
+  // belongs to the bandwidth term. A parent reduces and forwards a loop step by step as its
   // children's steps arrive, so the tree's inner reduces and multicasts
   // overlap the hops. Over 2 and 4 H100 nodes (bench/data a83-a86,
   // a90-a93, a103-a105) this follows the measured curves within 7 % from
   // 256 MiB on, where the sqrt ramp it replaces made them 12-21 % slow.
-  double nvlstree_fill_us(double s) const {
+  struct NvlsTreeFill {
+    double switch_us = 0;   // NVLS's loops at the switch's rate
+    double network_us = 0;  // the network hops but the last
+  };
+  NvlsTreeFill nvlstree_fill(double s) const {
     const double loop = nvls_loop(true, nvls_channels_, nvls_.heads, s);
     const double net_hops = nccl::tree_depth(1, l_.groups);
     const double wire = heads_egress();
-    double fill = wire > 0 ? (net_hops - 1) * transfer_us(loop, wire) : 0.0;
-    if (l_.min_group > 1 && switch_alg() > 0) fill += 2 * transfer_us(loop, switch_alg());
-    return std::max(0.0, fill);
+    NvlsTreeFill fill;
+    if (wire > 0 && net_hops > 1) fill.network_us = (net_hops - 1) * transfer_us(loop, wire);
+    if (l_.min_group > 1 && switch_alg() > 0)
+      fill.switch_us = nvls_fill_loops(Collective::allreduce) * transfer_us(loop, switch_alg());
+    return fill;
   }
 
   // NCCL's latency of (a, p), which its tuner chooses by. On AMD GPUs the
@@ -675,7 +691,7 @@ class Pricer {
   // The ramp's unit (nccl::ramp_efficiency): a protocol buffer for rings and
   // trees. NVLS and NVLSTree have none: they walk the buffer in loops of
   // NCCL's chunk on every channel of every head, and the first loop's fill
-  // (nvls_fill_us, nvlstree_fill_us) is their size dependence.
+  // (nvls_fill_us, nvlstree_fill) is their size dependence.
   static double pipeline_unit(Algorithm a, int proto) {
     if (a == Algorithm::nvls || a == Algorithm::nvlstree) return 0;
     return nccl::protocol_buffer(proto);

@@ -65,19 +65,31 @@ inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 /// GB/s of the buffer one NVLS channel (one CTA) walks: its scatter and
 /// gather warps copy every byte of its part whatever the head count
 /// (all_reduce.h), so the channels bound the buffer's bytes and a head's
-/// extra share costs only on its links. Not an NCCL constant: fitted on
-/// CoreWeave's full GB200 NVL72 rack (72 GPUs, busbw 835-839 GB/s at 4-8
-/// GiB, fit points a4-a5) with NVLS's loop fill priced, over the 24 channels
-/// NCCL gives one Blackwell domain today (the run's NCCL, 2.25.1 or 2.26.2
-/// as its sources say, launched 32: the figure is the rack's ceiling over
-/// today's channels, not a CTA's measured speed; OCI's 64 GPUs on NCCL
-/// 2.29.3 with 24 channels, a120-a126, reach 7-9 % more from 8 GiB on and
-/// match it within 8 % to 4 GiB). Checked on 8 GPUs: lixueduan.com's GB200
-/// trays (811 GB/s) and MGHPCC's B200 node (841 GB/s at 16 GiB) run 7-10 %
-/// above it (14-17 % when the head's share was charged to the channels
-/// too). On 8 H100s the links bind (16 x 18.13 x 9/8 = 326 > 0.85 x 370.8 =
-/// 315). See topoplan-cost(7), "NVLS".
-inline constexpr double kNvlsChannelBw = 18.13;
+/// extra share costs only on its links. Not an NCCL constant: fitted, with
+/// the fill of kNvlsFillLoops, on the two published curves of a whole GB200
+/// NVLink domain: CoreWeave's 72 GPUs on NCCL 2.25.1 (a1-a5) and OCI's 64 on
+/// NCCL 2.29.3 (a120-a126), over the 24 channels NCCL gives one Blackwell
+/// domain today. 18.5 holds both within 8 %: the older NCCL (32 CTAs) runs
+/// 3-7 % above it at 0.5-2 GiB, the newer one 5-8 % below from 8 GiB on
+/// (the runs differ by NCCL, driver and system; topoplan-cost(7), "NVLS").
+/// Checked on 8 GPUs: MGHPCC's B200 node (a70-a74) and lixueduan.com's GB200
+/// trays (a12) run 1-8 % above it. On 8 H100s the links bind (16 x 18.5 x
+/// 9/8 = 333 > 0.85 x 370.8 = 315).
+inline constexpr double kNvlsChannelBw = 18.5;
+
+/// Loops of an NVLS all-reduce's pipeline fill, by architecture (all-gather
+/// and reduce-scatter, which run two stages instead of three, half as many).
+/// A channel walks its part of the buffer a loop at a time (a chunk for
+/// every head, all_reduce.h), its scatter, reduce + multicast and gather
+/// stages overlapping from the second loop on; the first loop's scatter and
+/// reduce are two loops at the algorithm's rate. Hopper's curves show
+/// exactly that (8 H100s and H200s, c4-c8 and c23-c26: about 120 us from 1
+/// GiB on). Not an NCCL constant: the Blackwell curves carry twice that fill
+/// in every domain published, from 8 GPUs to 72 and on NCCL 2.25 to 2.29
+/// (fit a1-a5 and a120-a126, check a70-a74: the least-error fill is 3.5-4.5
+/// loops on each, against 2 to 2.5 on Hopper's); what doubles it is not
+/// identified. See topoplan-cost(7), "NVLS".
+inline constexpr std::array<double, 4> kNvlsFillLoops = {2.0, 2.0, 2.0, 4.0};
 
 /// treeCorrectionFactor [proto][log2(bytes / 64)], 64 B .. 256 MB (hardware.md 1.1).
 inline constexpr std::array<std::array<double, 24>, 3> kTreeCorrection = {{
@@ -173,8 +185,8 @@ double tree_chunk(int proto);
 /// below PCIe switches (NCCL's path PXB or better: not `nic_through_cpu`)
 /// with NICs under 96 GB/s, 64 KiB; more nodes with NICs of >= 96 GB/s 256
 /// KiB for at most 8 GPUs a node, else 128 KiB under 32 GPUs and 64 KiB
-/// from 32; more nodes with slower NICs 128 KiB through the CPU (GB200's
-/// NICs behind Grace) and 64 KiB below PCIe switches.
+/// from 32; more nodes with slower NICs 128 KiB through the CPU (on GB200,
+/// NCCL's P2C path through Grace) and 64 KiB below PCIe switches.
 double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn, double nic_bw, bool nic_through_cpu);
 
 /// The chunk NCCL gives an NVLS (or NVLSTree) collective of `bytes` with
