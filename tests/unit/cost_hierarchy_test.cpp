@@ -97,18 +97,17 @@ TEST_CASE("a full-rack all-reduce slows as it spans more NVL72 racks, most at mi
     // racks measure 3 % under one: a gap topoplan-cost(7) states).
     CHECK(time(racks[i], large) > time(racks[i - 1], large));
     CHECK(busbw(racks[i], large) == Approx(busbw(racks[0], large)).epsilon(0.01));
-    // From four racks on NCCL keeps one NVLSTree setup (24 channels): each
-    // doubling deepens the tree and slows it. Two racks run 32 channels
-    // (ncclNvlsTreeSm100Tuning), whose larger loops fill longer: at mid
-    // sizes two racks cost about what four do.
-    if (racks[i - 1] >= 4) {
-      CHECK(busbw(racks[i], mid) < busbw(racks[i - 1], mid));
-      CHECK(busbw(racks[i], half) < busbw(racks[i - 1], half));
-    }
+    // At 512 MiB each span is slower than the one before. From four racks
+    // on NCCL keeps one NVLSTree setup (24 channels, 128 KiB chunks through
+    // Grace's P2C path): each doubling deepens the tree. Two racks run 32
+    // channels of 64 KiB chunks (ncclNvlsTreeSm100Tuning), which at 64 MiB,
+    // where the size rules hold every span to 64 KiB, make longer loops
+    // than 24 channels do: there two racks cost about what four do.
+    CHECK(busbw(racks[i], half) < busbw(racks[i - 1], half));
+    if (racks[i - 1] >= 4) CHECK(busbw(racks[i], mid) < busbw(racks[i - 1], mid));
   }
   CHECK(busbw(20, mid) < busbw(2, mid));
-  CHECK(busbw(20, half) < busbw(2, half));
-  CHECK(busbw(4, half) == Approx(busbw(2, half)).epsilon(0.05));
+  CHECK(busbw(4, mid) == Approx(busbw(2, mid)).epsilon(0.1));
   // Public runs fall 2-5x across many racks, most at mid sizes; large
   // buffers keep most of one rack's rate (the NVLS side binds).
   const double mid_fall = busbw(1, mid) / busbw(20, mid);

@@ -545,7 +545,7 @@ class Pricer {
   double nvls_loop(bool tree, int channels, int heads, double s) const {
     const double ops = static_cast<double>(channels) * std::max(1, heads);
     const double chunk = nccl::nvls_chunk(tree, l_.arch, tree ? l_.groups : 1, l_.min_group, l_.nic_mean_min,
-                                          l_.nic_through_cpu, s, ops);
+                                          l_.nic_path != NicPath::pcie, s, ops);
     return std::min(s, ops * chunk);
   }
 

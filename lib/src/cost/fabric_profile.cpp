@@ -209,6 +209,7 @@ FabricProfile::FabricProfile(const Topology& topology)
   std::vector<double> nic_sum(accels.size(), 0);
   std::vector<double> path_max(accels.size(), 0);
   std::vector<std::uint32_t> nearest;
+  std::vector<NicPath> nearest_path;
   for (DeviceId nic = 0; nic < topology.device_count(); ++nic) {
     if (topology.device(nic).kind != DeviceKind::nic) continue;
     double nic_bw = 0;
@@ -221,6 +222,7 @@ FabricProfile::FabricProfile(const Topology& topology)
     search.reset();
     search.visit(nic, 0, std::numeric_limits<double>::infinity(), false, 0);
     nearest.clear();
+    nearest_path.clear();
     std::uint32_t found_at = kNone;
     for (std::size_t q = 0; q < search.queue.size(); ++q) {
       const DeviceId at = search.queue[q];
@@ -238,6 +240,10 @@ FabricProfile::FabricProfile(const Topology& topology)
           search.visit(next, search.dist[at] + 1, bw, cpu, 0);
           found_at = search.dist[at] + 1;
           nearest.push_back(topology.accelerator_index(next));
+          // P2C: the one CPU crossed is the one the accelerator's C2C link leads to.
+          const bool p2c = topology.device(at).kind == DeviceKind::cpu && search.via_cpu[at] == 0 &&
+                           type.family == LinkFamily::nvlink_c2c;
+          nearest_path.push_back(!cpu ? NicPath::pcie : p2c ? NicPath::p2c : NicPath::cpu);
         } else if (d.kind == DeviceKind::pcie_switch || d.kind == DeviceKind::cpu) {
           search.visit(next, search.dist[at] + 1, bw, cpu, 0);
         }
@@ -253,12 +259,13 @@ FabricProfile::FabricProfile(const Topology& topology)
       const std::uint8_t state = nic_reduces && all ? 1 : 2;
       for (std::uint32_t index : nearest) reduce_state[index] = std::max(reduce_state[index], state);
     }
-    for (std::uint32_t index : nearest) {
+    for (std::size_t k = 0; k < nearest.size(); ++k) {
+      const std::uint32_t index = nearest[k];
       const DeviceId dev = accels_[index].device;
       const double share = nic_bw / static_cast<double>(nearest.size());
       nic_sum[index] += std::min(share, search.bottleneck[dev]);
       path_max[index] = std::max(path_max[index], search.bottleneck[dev]);
-      if (search.via_cpu[dev]) accels_[index].nic_through_cpu = true;
+      accels_[index].nic_path = std::max(accels_[index].nic_path, nearest_path[k]);
       if (first_nic[index] == kNone) first_nic[index] = nic;
     }
   }

@@ -193,7 +193,7 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
   l.local_bw = kInf;
   l.switch_bw = kInf;
   l.nic_bw = kInf;
-  bool nic_through_cpu = false;
+  NicPath nic_path = NicPath::pcie;
   bool nvlink = true;
   // In-network reduction: checked only where some switch reduces (most
   // topologies none), in a loop of its own that the others never run.
@@ -236,7 +236,7 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
       l.nic_bw = off;
       l.nic_where = ai;
     }
-    nic_through_cpu = nic_through_cpu || a.nic_through_cpu;
+    nic_path = std::max(nic_path, a.nic_path);
     if (family != TrafficFamily::a2a) continue;
     // All-to-all: (g-1)/n of the data stays in the group, (n-g)/n leaves it;
     // PXN first forwards the leaving part to the member on the right rail.
@@ -423,10 +423,11 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
   for (const auto& g : s.groups)
     if (fabric.node(g.node).vendor == CpuVendor::amd) l.amd_host = true;
   // LL128: Volta..Blackwell over NVLink; across nodes only when the GPU-NIC
-  // path stays below the CPU (tuning.cc: typeIntra <= NVB, typeInter <= PXN).
+  // path is PXN or better (tuning.cc: typeIntra <= NVB, typeInter <= PXN):
+  // below PCIe switches, or through the GPU's own Grace over C2C (P2C).
   // RCCL enables LL128 on MI300X hives (its rome model options: ll128Enabled=1).
-  l.nic_through_cpu = nic_through_cpu;
-  l.ll128 = (age(l.generation) <= 3 && l.all_scale_up && nvlink && (l.groups == 1 || !nic_through_cpu)) ||
+  l.nic_path = nic_path;
+  l.ll128 = (age(l.generation) <= 3 && l.all_scale_up && nvlink && (l.groups == 1 || nic_path <= NicPath::p2c)) ||
             (l.generation == Generation::cdna && l.all_scale_up);
 
   // LPU chains: hop latencies between consecutive ranks.

@@ -58,7 +58,7 @@ struct Layout {
   bool amd_host = false;
   bool arm_host = false;
   bool in_network_reduction = false;  // the groups meet through switches that reduce (SHARP)
-  bool nic_through_cpu = false; // some rank reaches its NIC through a CPU (NCCL's path beyond PXB)
+  NicPath nic_path = NicPath::pcie;  // the worst path a rank takes to its NIC
   std::uint32_t max_group = 0;  // ranks per group
   std::uint32_t min_group = 0;
   std::uint32_t island_capacity = 0;  // accelerators of the largest island (or node's group) the ranks touch

@@ -27,6 +27,12 @@ struct PeerLink {
 
 enum class CpuVendor : std::uint8_t { unknown, intel, amd, arm };
 
+/// How an accelerator reaches its NIC, in NCCL's path types (src/graph/topo.h):
+/// over PCIe switches only (PIX, PXB); through the CPU its NVLink-C2C link
+/// leads to (P2C: GB200's NICs hang off Grace, NCCL_NET_GDR_C2C's case); or
+/// through a CPU's host bridge otherwise (PHB, SYS).
+enum class NicPath : std::uint8_t { pcie = 0, p2c = 1, cpu = 2 };
+
 /// One accelerator as the cost model sees it.
 struct AcceleratorProfile {
   DeviceId device = kNone;
@@ -41,7 +47,7 @@ struct AcceleratorProfile {
   std::uint32_t peers_end = 0;
   double pcie_bw = 0;                // effective GB/s of its own PCIe link
   double nic_bw = 0;                 // effective network GB/s: its NIC share, capped by the path
-  bool nic_through_cpu = false;      // its NIC path crosses a CPU (NCCL path type PHB or worse)
+  NicPath nic_path = NicPath::pcie;  // how it reaches its NICs (the worst path to one)
   DeviceId socket = kNone;           // the CPU its PCIe tree hangs off; kNone if none
   /// Its NICs' switches, and every switch above them, reduce in the network
   /// (SHARP): the topology labels them kInNetworkReductionLabel = "sharp".

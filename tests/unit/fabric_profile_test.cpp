@@ -1,0 +1,90 @@
+// What the cost model reads off the link graph per accelerator: here, how it
+// reaches its NICs, in NCCL's path types, and what NCCL does with that.
+#include "topoplan/cost/fabric_profile.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "cost_test_topologies.hpp"
+#include "test_presets.hpp"
+#include "topoplan/cost/cost_model.hpp"
+
+using namespace topoplan;
+using namespace cost_test;
+using topoplan::test::preset;
+
+namespace {
+
+// Two hosts of 2 GPUs whose NICs hang off the CPU's root complex, not a PCIe
+// switch shared with the GPUs: NCCL's PHB.
+const char* kHostBridge = R"(
+name: host-bridge
+parameters:
+  nodes: {default: 2, min: 1, max: 8}
+levels: [cluster, node]
+blocks:
+  host:
+    level: node
+    hostname: "h{g}"
+    devices:
+      - {name: "cpu0", kind: cpu, model: Xeon}
+      - {name: "gpu[0-1]", kind: gpu, model: H100}
+      - {name: "nvsw", kind: nvswitch}
+      - {name: "nic[0-1]", kind: nic}
+    links:
+      - {from: "gpu*", to: "nvsw", type: nvlink4, count: 18}
+      - {from: "gpu*", to: "cpu0", type: pcie5x16}
+      - {from: "cpu0", to: "nic*", type: pcie5x16}
+  cluster:
+    level: cluster
+    devices:
+      - {name: "leaf", kind: switch}
+    children:
+      - {block: host, count: "{nodes}", name: "n{g}"}
+    links:
+      - {from: "*/nic*", to: "leaf", type: ib-ndr}
+root: cluster
+)";
+
+bool offers_ll128(const CollectiveCost& c) {
+  for (const Candidate& cand : c.candidates())
+    if (cand.protocol == Protocol::ll128) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("NIC paths: PCIe switches, Grace over C2C (P2C), a CPU's host bridge") {
+  // DGX H100: each GPU shares a PCIe switch with its NIC.
+  Topology h100 = preset("dgx-h100:nodes=2");
+  CostModel dgx(h100);
+  CHECK(dgx.fabric().accelerator(0).nic_path == NicPath::pcie);
+  // GB200: the tray's NICs hang off its two Graces; a GPU reaches them over
+  // its C2C link, two NICs shared by the Grace's two GPUs: one NIC's worth
+  // each, held to PCIe Gen5 x16 as NCCL models it (48 GB/s).
+  Topology gb200 = preset("gb200-nvl72:racks=2");
+  CostModel nvl(gb200);
+  CHECK(nvl.fabric().accelerator(0).nic_path == NicPath::p2c);
+  CHECK(nvl.fabric().accelerator(0).nic_bw == Approx(48.0).epsilon(0.01));
+  // GB300: ConnectX-8 links its GPU directly (PCIe Gen6) as well as Grace:
+  // the NIC's nearest accelerator is the GPU it links, over PCIe.
+  Topology gb300 = preset("gb300-nvl72");
+  CostModel ultra(gb300);
+  CHECK(ultra.fabric().accelerator(0).nic_path == NicPath::pcie);
+  // A NIC on the CPU's root complex, the GPU on PCIe: PHB.
+  Topology bridge = parse(kHostBridge);
+  CostModel host(bridge);
+  CHECK(host.fabric().accelerator(0).nic_path == NicPath::cpu);
+}
+
+TEST_CASE("LL128 across nodes needs a NIC path of PXN or better: P2C keeps it, a host bridge does not") {
+  // tuning.cc: LL128 only while typeInter <= PXN; P2C (GB200, NCCL 2.27.3 on)
+  // is below PXN, PHB above it.
+  Topology gb200 = preset("gb200-nvl72:racks=2");
+  CostModel nvl(gb200);
+  CHECK(offers_ll128(nvl.collective({first(gb200, 144), Collective::allreduce, std::uint64_t{1} << 30})));
+  Topology bridge = parse(kHostBridge);
+  CostModel host(bridge);
+  CHECK_FALSE(offers_ll128(host.collective({first(bridge, 4), Collective::allreduce, std::uint64_t{1} << 30})));
+  // Inside one node the NIC path does not matter.
+  CHECK(offers_ll128(host.collective({first(bridge, 2), Collective::allreduce, std::uint64_t{1} << 30})));
+}
