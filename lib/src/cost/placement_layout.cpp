@@ -459,14 +459,15 @@ bool same_level(const LevelLoad& a, const LevelLoad& b) {
 }  // namespace
 
 // A field added to Layout or LevelLoad must be compared here (the sizes below
-// are a reminder; update them with the comparison).
+// are a reminder; update them with the comparison. A small field that fills
+// padding leaves them as they are: nic_path did).
 static_assert(sizeof(LevelLoad) == 80 && sizeof(Layout) == 288, "compare the new field in same_figures");
 
 bool same_figures(const Layout& a, const Layout& b) {
   if (!(a.n == b.n && a.groups == b.groups && a.nodes == b.nodes && a.single_node == b.single_node &&
         a.generation == b.generation && a.arch == b.arch && a.lpu == b.lpu && a.all_scale_up == b.all_scale_up &&
         a.all_switched == b.all_switched && a.ll128 == b.ll128 && a.amd_host == b.amd_host &&
-        a.arm_host == b.arm_host && a.in_network_reduction == b.in_network_reduction &&
+        a.arm_host == b.arm_host && a.in_network_reduction == b.in_network_reduction && a.nic_path == b.nic_path &&
         a.max_group == b.max_group && a.min_group == b.min_group &&
         a.island_capacity == b.island_capacity &&
         a.local_bw == b.local_bw && a.local_pcie == b.local_pcie && a.switch_bw == b.switch_bw &&
