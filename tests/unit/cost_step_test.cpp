@@ -96,52 +96,11 @@ TEST_CASE("groups of a step are priced apart unless they lie alike") {
 }
 
 TEST_CASE("groups whose NICs lie on other paths are priced apart") {
-  // Two kinds of Blackwell box, alike but for the GPUs' path to their NICs:
-  // their own PCIe link (NCCL's PIX) or through the Grace their C2C link
-  // leads to (P2C).
-  // NVLSTree across two such boxes takes 64 KiB chunks on PCIe and 128 KiB
-  // through the CPU (ncclNvlsTreeSm100Tuning), so a step must not reuse one
-  // group's price for the other.
-  const char* kMixed = R"(
-name: mixed-nic-paths
-levels: [cluster, node]
-blocks:
-  pcie-box:
-    level: node
-    hostname: "p{j}"
-    devices:
-      - {name: "cpu[0-7]", kind: cpu, model: Grace}
-      - {name: "gpu[0-7]", kind: gpu, model: B200}
-      - {name: "nvsw", kind: nvswitch}
-      - {name: "nic[0-7]", kind: nic}
-    links:
-      - {from: "gpu*", to: "nvsw", type: nvlink5, count: 18}
-      - {from: "cpu*", to: "gpu*", type: nvlink-c2c, mode: pairwise}
-      - {from: "gpu*", to: "nic*", type: pcie5x16, mode: pairwise}
-  grace-box:
-    level: node
-    hostname: "g{j}"
-    devices:
-      - {name: "cpu[0-7]", kind: cpu, model: Grace}
-      - {name: "gpu[0-7]", kind: gpu, model: B200}
-      - {name: "nvsw", kind: nvswitch}
-      - {name: "nic[0-7]", kind: nic}
-    links:
-      - {from: "gpu*", to: "nvsw", type: nvlink5, count: 18}
-      - {from: "cpu*", to: "gpu*", type: nvlink-c2c, mode: pairwise}
-      - {from: "cpu*", to: "nic*", type: pcie5x16, mode: pairwise}
-  cluster:
-    level: cluster
-    devices:
-      - {name: "leaf", kind: switch}
-    children:
-      - {block: pcie-box, count: 2, name: "p{j}"}
-      - {block: grace-box, count: 2, name: "g{j}"}
-    links:
-      - {from: "*/nic*", to: "leaf", type: ib-ndr}
-root: cluster
-)";
-  Topology t = parse(kMixed);
+  // Two kinds of Blackwell box, alike but for the GPUs' path to their NICs
+  // (kMixedNicPaths: PIX or P2C). NVLSTree across two such boxes takes 64
+  // KiB chunks on PCIe and 128 KiB through the CPU (ncclNvlsTreeSm100Tuning),
+  // so a step must not reuse one group's price for the other.
+  Topology t = parse(kMixedNicPaths);
   CostModel model(t);
   Parallelism p{16, 1, 2, 1};
   Workload w = training();

@@ -151,6 +151,81 @@ inline topoplan::Topology parse(const char* yaml, std::vector<std::pair<std::str
   return topoplan::parse_topology_yaml(yaml, "test.yaml", p);
 }
 
+/// Two hosts (NODES) of 2 "H100" GPUs on one NVSwitch whose NICs hang off
+/// the CPU's root complex, not a PCIe switch shared with the GPUs: NCCL's
+/// PHB. Hostnames h0, h1, ...
+inline const char* kHostBridge = R"(
+name: host-bridge
+parameters:
+  nodes: {default: 2, min: 1, max: 8}
+levels: [cluster, node]
+blocks:
+  host:
+    level: node
+    hostname: "h{g}"
+    devices:
+      - {name: "cpu0", kind: cpu, model: Xeon}
+      - {name: "gpu[0-1]", kind: gpu, model: H100}
+      - {name: "nvsw", kind: nvswitch}
+      - {name: "nic[0-1]", kind: nic}
+    links:
+      - {from: "gpu*", to: "nvsw", type: nvlink4, count: 18}
+      - {from: "gpu*", to: "cpu0", type: pcie5x16}
+      - {from: "cpu0", to: "nic*", type: pcie5x16}
+  cluster:
+    level: cluster
+    devices:
+      - {name: "leaf", kind: switch}
+    children:
+      - {block: host, count: "{nodes}", name: "n{g}"}
+    links:
+      - {from: "*/nic*", to: "leaf", type: ib-ndr}
+root: cluster
+)";
+
+/// Two kinds of 8-GPU "B200" box on one leaf, each GPU with its Grace over
+/// NVLink-C2C and its own 400G NIC: in p0, p1 the NIC links the GPU over PCIe
+/// (NCCL's PIX); in g2, g3 it hangs off the Grace (NCCL's P2C).
+inline const char* kMixedNicPaths = R"(
+name: mixed-nic-paths
+levels: [cluster, node]
+blocks:
+  pcie-box:
+    level: node
+    hostname: "p{j}"
+    devices:
+      - {name: "cpu[0-7]", kind: cpu, model: Grace}
+      - {name: "gpu[0-7]", kind: gpu, model: B200}
+      - {name: "nvsw", kind: nvswitch}
+      - {name: "nic[0-7]", kind: nic}
+    links:
+      - {from: "gpu*", to: "nvsw", type: nvlink5, count: 18}
+      - {from: "cpu*", to: "gpu*", type: nvlink-c2c, mode: pairwise}
+      - {from: "gpu*", to: "nic*", type: pcie5x16, mode: pairwise}
+  grace-box:
+    level: node
+    hostname: "g{j}"
+    devices:
+      - {name: "cpu[0-7]", kind: cpu, model: Grace}
+      - {name: "gpu[0-7]", kind: gpu, model: B200}
+      - {name: "nvsw", kind: nvswitch}
+      - {name: "nic[0-7]", kind: nic}
+    links:
+      - {from: "gpu*", to: "nvsw", type: nvlink5, count: 18}
+      - {from: "cpu*", to: "gpu*", type: nvlink-c2c, mode: pairwise}
+      - {from: "cpu*", to: "nic*", type: pcie5x16, mode: pairwise}
+  cluster:
+    level: cluster
+    devices:
+      - {name: "leaf", kind: switch}
+    children:
+      - {block: pcie-box, count: 2, name: "p{j}"}
+      - {block: grace-box, count: 2, name: "g{j}"}
+    links:
+      - {from: "*/nic*", to: "leaf", type: ib-ndr}
+root: cluster
+)";
+
 /// Accelerators by name, in the order given.
 inline std::vector<topoplan::DeviceId> devices(const topoplan::Topology& t, const std::vector<std::string>& names) {
   topoplan::TopologyIndex index(t);

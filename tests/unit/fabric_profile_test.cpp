@@ -14,37 +14,6 @@ using topoplan::test::preset;
 
 namespace {
 
-// Two hosts of 2 GPUs whose NICs hang off the CPU's root complex, not a PCIe
-// switch shared with the GPUs: NCCL's PHB.
-const char* kHostBridge = R"(
-name: host-bridge
-parameters:
-  nodes: {default: 2, min: 1, max: 8}
-levels: [cluster, node]
-blocks:
-  host:
-    level: node
-    hostname: "h{g}"
-    devices:
-      - {name: "cpu0", kind: cpu, model: Xeon}
-      - {name: "gpu[0-1]", kind: gpu, model: H100}
-      - {name: "nvsw", kind: nvswitch}
-      - {name: "nic[0-1]", kind: nic}
-    links:
-      - {from: "gpu*", to: "nvsw", type: nvlink4, count: 18}
-      - {from: "gpu*", to: "cpu0", type: pcie5x16}
-      - {from: "cpu0", to: "nic*", type: pcie5x16}
-  cluster:
-    level: cluster
-    devices:
-      - {name: "leaf", kind: switch}
-    children:
-      - {block: host, count: "{nodes}", name: "n{g}"}
-    links:
-      - {from: "*/nic*", to: "leaf", type: ib-ndr}
-root: cluster
-)";
-
 bool offers_ll128(const CollectiveCost& c) {
   for (const Candidate& cand : c.candidates())
     if (cand.protocol == Protocol::ll128) return true;

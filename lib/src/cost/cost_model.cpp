@@ -579,9 +579,9 @@ class Pricer {
   // first loop fills NVLS's loops at the switch's rate, as inside one
   // domain (nvls_fill_loops), then its network hops, L up and L down (L =
   // ceil(log2 domains)), each a loop through the heads' NICs; the last hop
-  // belongs to the bandwidth term. A parent reduces and forwards a loop step by step as its
-  // children's steps arrive, so the tree's inner reduces and multicasts
-  // overlap the hops. Over 2 and 4 H100 nodes (bench/data a83-a86,
+  // belongs to the bandwidth term. A parent reduces and forwards a loop
+  // step by step as its children's steps arrive, so the tree's inner
+  // reduces and multicasts overlap the hops. Over 2 and 4 H100 nodes (bench/data a83-a86,
   // a90-a93, a103-a105) this follows the measured curves within 7 % from
   // 256 MiB on, where the sqrt ramp it replaces made them 12-21 % slow.
   struct NvlsTreeFill {
