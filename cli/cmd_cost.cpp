@@ -33,11 +33,22 @@ struct CostOptions {
   std::optional<long long> replica;
   std::string algorithm = "auto";
   std::string protocol;
+  std::string nccl_version;
   std::string ep_kernel = "nccl";
   std::string message_size;
   std::string ep_phase = "dispatch";
   Format format = Format::text;
 };
+
+// The NCCL release whose tuner chooses; the topology's without the option.
+CostModelOptions model_options(const CostOptions& o) {
+  CostModelOptions options;
+  if (o.nccl_version.empty()) return options;
+  std::string problem;
+  options.nccl_version = parse_nccl_version(o.nccl_version, problem);
+  if (!options.nccl_version) throw InputError({"--nccl-version", 0, 0}, problem);
+  return options;
+}
 
 Collective collective_argument(const std::string& text) {
   if (auto op = parse_collective(text)) return *op;
@@ -101,7 +112,7 @@ int run_cost(const CostOptions& o) {
                        "--size, --sweep, --algorithm and --protocol price one collective: give --collective OP");
     Topology topology = load_topology_argument(o.topology);
     PlanJob pj = job_ranks(topology, o);
-    CostModel model(topology);
+    CostModel model(topology, model_options(o));
     const Parallelism parallelism = JobPricer::parallelism_of(pj.job, pj.ranks.size());
     const StepCost step = model.step(pj.ranks, parallelism, JobPricer::workload_of(pj.job));
     if (o.format == Format::json)
@@ -170,7 +181,7 @@ int run_cost(const CostOptions& o) {
     ranks = select_ranks(topology, selection);
   }
 
-  CostModel model(topology);
+  CostModel model(topology, model_options(o));
   query.ranks = ranks;
   if (kernel != EpKernel::nccl) {
     CollectiveCost cost = ep_collective(model, query, kernel, *phase, message);
@@ -230,6 +241,10 @@ Action setup_cost(CLI::App& command) {
                   "the protocols NCCL may use, in NCCL_PROTO's syntax: Simple, LL,LL128 or ^LL128 "
                   "(default: all, or what the topology's nccl: settings allow)")
       ->option_text("PROTO");
+  command.add_option("--nccl-version", o->nccl_version,
+                     "the NCCL release whose tuner chooses the algorithm and protocol, e.g. 2.26.2 (default: the "
+                     "topology's nccl: version, else the newest the model follows, 2.30)")
+      ->option_text("VERSION");
   command.add_option("--ep-kernel", o->ep_kernel,
                      "the library that runs an alltoall as expert-parallel traffic: nccl (default), pplx "
                      "(pplx-kernels, priced by its puts per peer), deepep (DeepEP's normal kernels: NVLink "
@@ -249,13 +264,15 @@ Action setup_cost(CLI::App& command) {
       "--plan, all accelerators. With --plan and --job but no --collective: the job's\n"
       "communication per step by parallelism (TP, PP, DP, EP), with where each runs.\n"
       "A topology file's 'nccl:' mapping (NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE) sets what\n"
-      "the platform allows; --algorithm and --protocol narrow it further.\n"
+      "the platform allows; --algorithm and --protocol narrow it further. Its 'version' (or\n"
+      "--nccl-version) names the NCCL release: releases differ in the tables NCCL chooses by.\n"
       "The model is described in topoplan-cost(7).\n\n"
       "Examples:\n"
       "  topoplan cost gb200-nvl72 --collective allreduce --size 1G --first 72\n"
       "  topoplan cost dgx-h100:nodes=2 -c alltoall -s 256MiB --devices 'h100-0000[0-1]'\n"
       "  topoplan cost dgx-h100:nodes=1 -c allreduce --sweep 1K:16G --format json\n"
       "  topoplan cost gb200-nvl72:racks=20 -c allreduce -s 1G -n 1440 --algorithm ^nvls,nvlstree\n"
+      "  topoplan cost gb200-nvl72:racks=20 -c allreduce -s 16G -n 1440 -a ^nvls,nvlstree --nccl-version 2.26.2\n"
       "  topoplan cost dgx-h100:nodes=2 -c allreduce --sweep 1M:1G --algorithm Ring,Tree --protocol Simple\n"
       "  topoplan cost dgx-h100:nodes=2 -c alltoall -s 7MiB --ep-kernel pplx --message-size 7168\n"
       "  topoplan cost h800:nodes=4 -c alltoall -s 14MiB --ep-kernel deepep-ll --ep-phase combine\n"

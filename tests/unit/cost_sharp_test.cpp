@@ -55,7 +55,7 @@ TEST_CASE("in-network reduction needs the label on every switch above the NICs")
 TEST_CASE("with SHARP a large all-reduce across NVLink domains runs NVLS through the switches") {
   const std::string boxes = with_sharp(kBoxes, "leaf");
   const Topology t = parse(boxes.c_str(), {{"nodes", "4"}});
-  CostModel model(t, CostModelOptions{.size_efficiency = false});
+  CostModel model(t, CostModelOptions{.size_efficiency = false, .nccl_version = {}});
   const CollectiveCost c = model.collective({first(t, 32), Collective::allreduce, kGiB});
   REQUIRE(c.algorithm == Algorithm::nvls);
   CHECK(c.islands == 4);
@@ -75,7 +75,7 @@ TEST_CASE("with SHARP a large all-reduce across NVLink domains runs NVLS through
   // the buffer out of its inner domains, through NCCL's per-channel cap, and
   // takes 2 log2(4) network latencies: slower.
   const Topology plain = parse(kBoxes, {{"nodes", "4"}});
-  CostModel without(plain, CostModelOptions{.size_efficiency = false});
+  CostModel without(plain, CostModelOptions{.size_efficiency = false, .nccl_version = {}});
   const CollectiveCost tree = without.collective({first(plain, 32), Collective::allreduce, kGiB});
   CHECK(tree.algorithm == Algorithm::nvlstree);
   CHECK(c.time_us < tree.time_us);

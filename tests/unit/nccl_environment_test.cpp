@@ -162,3 +162,31 @@ TEST_CASE("NCCL_PROTO's syntax for a query's protocols") {
   CHECK_FALSE(parse_protocol_set("LL,,Simple"));
   CHECK(parse_algorithm_set("Ring,NVLSTree") == (algorithm_bit(Algorithm::ring) | algorithm_bit(Algorithm::nvlstree)));
 }
+
+TEST_CASE("the nccl: mapping's version names the release whose tuner chooses") {
+  NcclEnvironment env;
+  CHECK_FALSE(env.version);
+  CHECK(apply(env, "version", "2.26.2").empty());
+  CHECK(env.version == NcclVersion{2, 26, 2});
+  CHECK(apply(env, "NCCL_PROTO", "Simple").empty());
+  CHECK(env.describe() == "NCCL 2.26.2 NCCL_PROTO=Simple");
+  CHECK(contains(apply(env, "version", "two"), "NCCL version 'two'"));
+  CHECK(env.version == NcclVersion{2, 26, 2});
+
+  Topology t = load(boxes_with("  version: v2.21.5-1\n"));
+  CHECK(t.nccl_environment().version == NcclVersion{2, 21, 5});
+  Topology back = parse_topology_yaml(write_topology_yaml(t, {}), "back.yaml", {});
+  CHECK(back.nccl_environment().version == t.nccl_environment().version);
+  CHECK(contains(load_error(boxes_with("  version: 2.x\n")), "env.yaml:7:12"));
+
+  // NVLSTree's network step: 14 us in NCCL 2.21.5's table, 20.9 in the
+  // newest; a tiny all-reduce over 2 domains pays it twice (log2(2) up and
+  // down). The topology's version holds unless the options name another.
+  const auto ranks = first(t, 16);
+  const CollectiveQuery q{ranks, Collective::allreduce, 8, Algorithm::nvlstree};
+  const double old_latency = CostModel(t).collective(q).latency_us;
+  CostModelOptions newest;
+  newest.nccl_version = NcclVersion{2, 30, 7};
+  const double new_latency = CostModel(t, newest).collective(q).latency_us;
+  CHECK(new_latency - old_latency == Approx(2 * (20.9 - 14.0)));
+}

@@ -79,3 +79,30 @@ TEST_CASE("NVLS and NVLSTree chunks shrink with the operations in flight") {
   CHECK(tree(4 * tray_ops * 128 * kKiB - 1) == 64 * kKiB);
   CHECK(tree(tray_ops * 64 * kKiB - 1) == 32 * kKiB);
 }
+
+TEST_CASE("tuner tables follow the NCCL release: each holds until the next release changed them") {
+  auto since = [](int major, int minor, int patch) {
+    return std::string(nccl::tuner_tables(NcclVersion{major, minor, patch}).since);
+  };
+  CHECK(std::string(nccl::tuner_tables(std::nullopt).since) == nccl::newest_tuner_tables().since);
+  CHECK(since(2, 18, 5) == "2.0");
+  CHECK(since(2, 27, 2) == "2.0");
+  CHECK(since(2, 27, 3) == "2.27.3");
+  CHECK(since(2, 28, 8) == "2.28.3");
+  CHECK(since(2, 29, 3) == "2.29.2");
+  CHECK(since(3, 0, 0) == nccl::newest_tuner_tables().since);
+  // Blackwell's caps were twice Hopper's until 2.28.3 lowered them from
+  // measurements (tuning.cc): Tree across 4+ nodes 72 -> 24 GB/s a channel.
+  const auto& old_tables = nccl::tuner_tables(NcclVersion{2, 26, 2});
+  const auto& newest = nccl::newest_tuner_tables();
+  CHECK(old_tables.tree[kBlackwell][2] == Approx(72.0));
+  CHECK(newest.tree[kBlackwell][2] == Approx(24.0));
+  CHECK(old_tables.tree[kHopper] == newest.tree[kHopper]);
+  // No NVLSTree cap before 2.28.3; NVLSTree's network step 14 us until 2.28.9.
+  CHECK(old_tables.nvls_tree[kHopper][2] == 0);
+  CHECK(newest.nvls_tree[kHopper][2] == Approx(45.5));
+  CHECK(nccl::tuner_tables(NcclVersion{2, 28, 7}).nvlstree_net_latency == Approx(14.0));
+  CHECK(nccl::tuner_tables(NcclVersion{2, 28, 9}).nvlstree_net_latency == Approx(20.9));
+  CHECK_FALSE(old_tables.ll128_over_c2c);
+  CHECK(nccl::tuner_tables(NcclVersion{2, 27, 3}).ll128_over_c2c);
+}

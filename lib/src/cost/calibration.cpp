@@ -200,7 +200,7 @@ std::vector<CalibrationPoint> parse_calibration_points(std::string_view text, co
 
 std::vector<CalibrationSetup> parse_calibration_setups(std::string_view text, const std::string& file) {
   std::vector<CalibrationSetup> out;
-  for (const Line& l : csv_lines(text, 9, true, file)) {
+  for (const Line& l : csv_lines(text, 10, true, file)) {
     CalibrationSetup s;
     s.id = l.fields[0];
     s.topology = l.fields[1];
@@ -230,9 +230,14 @@ std::vector<CalibrationSetup> parse_calibration_setups(std::string_view text, co
     s.role = l.fields[7];
     if (s.role != "fit" && s.role != "check" && s.role != "outlier")
       throw InputError({file, l.number, 1}, fmt::format("role '{}' must be fit, check or outlier", s.role));
-    if (s.role == "outlier" && l.fields[8].empty())
+    if (!l.fields[8].empty()) {
+      std::string problem;
+      s.nccl_version = parse_nccl_version(l.fields[8], problem);
+      if (!s.nccl_version) throw InputError({file, l.number, 1}, problem);
+    }
+    if (s.role == "outlier" && l.fields[9].empty())
       throw InputError({file, l.number, 1}, "an outlier's note must say why the model cannot reproduce it");
-    s.note = l.fields[8];
+    s.note = l.fields[9];
     out.push_back(std::move(s));
   }
   return out;
@@ -250,10 +255,14 @@ CalibrationSummary run_calibration(const std::vector<CalibrationPoint>& points,
   for (const CalibrationPoint& p : points) {
     auto setup = std::find_if(setups.begin(), setups.end(), [&](const CalibrationSetup& s) { return s.id == p.id; });
     if (setup == setups.end()) throw InputError({}, fmt::format("calibration point {} has no setup", p.id));
-    Loaded& loaded = models[setup->topology];
+    // One model per topology and NCCL release (the run's, where it states one).
+    const std::string release = setup->nccl_version ? setup->nccl_version->str() : "";
+    Loaded& loaded = models[setup->topology + "@" + release];
     if (!loaded.model) {
       loaded.topology = std::make_unique<Topology>(load_topology(setup->topology, read));
-      loaded.model = std::make_unique<CostModel>(*loaded.topology, options);
+      CostModelOptions run = options;
+      if (setup->nccl_version) run.nccl_version = setup->nccl_version;
+      loaded.model = std::make_unique<CostModel>(*loaded.topology, run);
     }
     const std::vector<DeviceId> ranks = select_ranks(*loaded.topology, setup->ranks);
     CollectiveQuery q;

@@ -28,6 +28,14 @@ int tuner_proto(Protocol p) {
   }
 }
 
+// What every price of one model shares: the size-dependent efficiency on
+// or off (CostModelOptions::size_efficiency) and the tuner tables of the
+// NCCL release it follows.
+struct PriceSettings {
+  bool ramp = true;
+  const nccl::TunerTables* tables = &nccl::newest_tuner_tables();
+};
+
 // Microseconds to move `bytes` at `gbps` (1 GB/s = 1e3 bytes per microsecond).
 double transfer_us(double bytes, double gbps) {
   if (bytes <= 0) return 0;
@@ -94,8 +102,13 @@ struct Priced {
 
 class Pricer {
  public:
-  Pricer(const Layout& layout, const GraphEntry& graphs, bool ramp)
-      : l_(layout), ramp_(ramp), ring_(graphs.ring), nvls_(graphs.nvls), nvls_channels_(graphs.nvls_channels) {}
+  Pricer(const Layout& layout, const GraphEntry& graphs, const PriceSettings& ps)
+      : l_(layout),
+        ramp_(ps.ramp),
+        tt_(*ps.tables),
+        ring_(graphs.ring),
+        nvls_(graphs.nvls),
+        nvls_channels_(graphs.nvls_channels) {}
 
   // Whether `algorithm` can run `op` on these ranks; `why` (when given) says
   // why not. Messages are only built on request: auto asks this for every
@@ -186,6 +199,12 @@ class Pricer {
     return true;
   }
 
+  // Whether NCCL enables LL128 here: the layout's rule, and across domains
+  // through a GPU's C2C link to its CPU's NICs (P2C) only from 2.27.3.
+  bool ll128() const {
+    return l_.ll128 && (l_.groups == 1 || l_.nic_path != NicPath::p2c || tt_.ll128_over_c2c);
+  }
+
   // NCCL's algorithms for `op` that the hardware supports, in a fixed order.
   SmallList<Algorithm, 6> automatic(Collective op) const {
     SmallList<Algorithm, 6> out;
@@ -217,14 +236,14 @@ class Pricer {
           const rccl::ProtocolRange range = rccl::protocol_range(op);
           if (range.ll_max > 0) {
             const Protocol p = bytes <= range.ll_max                 ? Protocol::ll
-                               : bytes <= range.ll128_max && l_.ll128 ? Protocol::ll128
+                               : bytes <= range.ll128_max && ll128() ? Protocol::ll128
                                                                       : Protocol::simple;
             if (p != Protocol::simple || simple) out.push(p);
             break;
           }
         }
         out.push(Protocol::ll);
-        if (l_.ll128) out.push(Protocol::ll128);
+        if (ll128()) out.push(Protocol::ll128);
         if (simple) out.push(Protocol::simple);
         break;
       }
@@ -390,7 +409,7 @@ class Pricer {
     // The heads' rate into the network tree (NCCL's per-channel NVLSTree cap)
     // is a cost of leaving the islands.
     if (a == Algorithm::nvlstree && !inside) {
-      const double cap = nccl::kPerChMaxNvlsTreeBw[static_cast<std::size_t>(l_.arch)][column()];
+      const double cap = nccl::newest_tuner_tables().nvls_tree[static_cast<std::size_t>(l_.arch)][column()];
       if (cap > 0) bus = std::min(bus, nvls_.heads * cap);
     }
     const double alg = bus / norm;
@@ -425,6 +444,7 @@ class Pricer {
     const std::size_t col = static_cast<std::size_t>(nccl::nodes_column(groups));
     const double llmax = nccl::ll_max_bw(l_.arch, groups, l_.amd_host);
     const bool capped = tuner || groups >= 4;
+    const nccl::TunerTables& k = tuner ? tt_ : nccl::newest_tuner_tables();
     if (amd() && (a == Algorithm::ring || a == Algorithm::tree)) {
       // RCCL's ratios; physically only LL's is a property of the link (LL128
       // and Simple move at NCCL's rates).
@@ -438,16 +458,16 @@ class Pricer {
       case Algorithm::p2p:
         if (p == Protocol::ll) return std::min(llmax, bus * nccl::kRingLLFactor);
         if (p == Protocol::ll128 && a == Algorithm::ring)
-          return std::min(bus * nccl::kLL128Factor, channels * nccl::kPerChMaxRingLL128Bw[arch][col]);
+          return std::min(bus * nccl::kLL128Factor, channels * k.ring_ll128[arch][col]);
         return bus;
       case Algorithm::tree:
         if (p == Protocol::ll) return std::min(bus / nccl::kTreeLLDivisor, llmax);
         if (p == Protocol::ll128) {
           bus *= groups > 1 ? nccl::kTreeLL128FactorMultiNode : nccl::kTreeLL128FactorOneNode;
-          return capped ? std::min(bus, channels * nccl::kPerChMaxTreeLL128Bw[arch][col]) : bus;
+          return capped ? std::min(bus, channels * k.tree_ll128[arch][col]) : bus;
         }
         if (tuner) bus *= nccl::kLL128Factor;
-        return capped ? std::min(bus, channels * nccl::kPerChMaxTreeBw[arch][col]) : bus;
+        return capped ? std::min(bus, channels * k.tree[arch][col]) : bus;
       default: return bus;
     }
   }
@@ -469,12 +489,19 @@ class Pricer {
       case Algorithm::nvlstree: {
         if (nvls_.heads < 2) return 0;
         const double h = nvls_.heads;
+        if (!tt_.nvls_efficiency_model) {
+          // Before 2.28.3: the graph's speeds as they are, NVLSTree's
+          // network half beyond two nodes, and 5/6 for algBw.
+          const double inter = a == Algorithm::nvlstree && l_.groups > 2 ? nvls_.inter / 2 : nvls_.inter;
+          const double old_bus = h * std::min(nvls_.intra, inter);
+          return op == Collective::allgather || op == Collective::reducescatter ? old_bus : old_bus * 5.0 / 6.0;
+        }
         const double ppn = l_.min_group;
         double intra = nvls_.intra * nvls_efficiency() * (h - 1) / h;
         intra *= ar ? 2.0 : (ppn - 1) / ppn;
         const double inter = nvls_.inter * (a == Algorithm::nvlstree && l_.groups <= 2 ? 2.0 : 1.0);
         double bw = std::min(intra, inter);
-        if (a == Algorithm::nvlstree) bw = std::min(bw, nccl::kPerChMaxNvlsTreeBw[arch][col]);
+        if (a == Algorithm::nvlstree) bw = std::min(bw, tt_.nvls_tree[arch][col]);
         bus = h * bw;
         break;
       }
@@ -487,7 +514,8 @@ class Pricer {
     if (!(a != Algorithm::ring && (op == Collective::allgather || op == Collective::reducescatter)))
       alg = a == Algorithm::tree ? bus * 0.5 : bus * n / nsteps;
     if (a == Algorithm::tree && ar && !amd()) alg *= nccl::tree_correction(proto, static_cast<std::uint64_t>(s), 23);
-    if (a == Algorithm::nvlstree && ar && l_.generation == Generation::blackwell && !l_.arm_host)
+    if (a == Algorithm::nvlstree && ar && tt_.nvlstree_correction && l_.generation == Generation::blackwell &&
+        !l_.arm_host)
       alg *= nccl::tree_correction(proto, static_cast<std::uint64_t>(s), 24);
     return alg;
   }
@@ -634,7 +662,8 @@ class Pricer {
       const bool rccl_net = rccl_row && !physical;
       // One GPU per node exposes the network latency fully: NCCL takes Tree's.
       const auto row = l_.max_group == 1 ? static_cast<std::size_t>(nccl::kTree) : al;
-      const double net = rccl_net ? rccl::kHwLatency[nccl::kNet][row][proto] : nccl::kHwLatency[nccl::kNet][row][proto];
+      double net = rccl_net ? rccl::kHwLatency[nccl::kNet][row][proto] : nccl::kHwLatency[nccl::kNet][row][proto];
+      if (row == static_cast<std::size_t>(nccl::kNvlsTree)) net = tt_.nvlstree_net_latency;
       return net + l_.route_latency * (proto == kSimple ? 2 : 1);
     };
     const auto ring = static_cast<std::size_t>(nccl::kRing);
@@ -729,6 +758,9 @@ class Pricer {
  private:
   const Layout& l_;
   bool ramp_;
+  // The run's NCCL release's tuner tables: what NCCL chooses by. Limits
+  // the link model takes from NCCL's per-channel caps are the newest's.
+  const nccl::TunerTables& tt_;
   nccl::GraphEstimate ring_;
   nccl::NvlsGraph nvls_;
   int nvls_channels_ = 16;
@@ -744,7 +776,7 @@ std::uint32_t one_island_ranks(const Layout& layout) {
 // protocol (or the requested algorithm's protocols), choosing as NCCL's tuner
 // does (its own estimate) and timing the choice with the link model.
 // `one_island_us` (when >= 0) is the reference outside_us is measured from.
-void price_layout(const Layout& layout, const GraphEntry& graphs, const CollectiveQuery& query, bool ramp,
+void price_layout(const Layout& layout, const GraphEntry& graphs, const CollectiveQuery& query, const PriceSettings& ps,
                   CollectiveCost& out, bool candidates = true, double one_island_us = -1) {
   // Reset field by field: the tier and candidate arrays are only read up to
   // their counts, and clearing them would dominate the cost of small queries.
@@ -767,7 +799,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.scale_up = layout.all_scale_up;
   out.generation = layout.generation;
   out.forced = query.algorithm != Algorithm::automatic;
-  Pricer pricer(layout, graphs, ramp);
+  Pricer pricer(layout, graphs, ps);
   const double s = static_cast<double>(query.bytes);
 
   if (query.algorithm != Algorithm::automatic) {
@@ -889,7 +921,8 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
 // ring through one would pay 2,878 steps no real job does). -1 inside one
 // island, for all-to-all and sendrecv (whose one-island traffic needs
 // another layout), and where no allowed algorithm runs on one island.
-double one_island_us(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query, bool ramp) {
+double one_island_us(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query,
+                     const PriceSettings& ps) {
   if (layout.groups < 2 || query.op == Collective::alltoall || query.op == Collective::sendrecv) return -1;
   Layout one = layout;
   one.groups = 1;
@@ -900,10 +933,10 @@ double one_island_us(CostModel::Scratch& s, const Layout& layout, const Collecti
   q.algorithm = Algorithm::automatic;
   const GraphEntry& graphs = graphs_of(s, one);
   bool any = false;
-  for (Algorithm a : Pricer(one, graphs, ramp).automatic(q.op)) any = any || (q.allowed & algorithm_bit(a)) != 0;
+  for (Algorithm a : Pricer(one, graphs, ps).automatic(q.op)) any = any || (q.allowed & algorithm_bit(a)) != 0;
   if (!any) return -1;
   CollectiveCost ref;
-  price_layout(one, graphs, q, ramp, ref, false);
+  price_layout(one, graphs, q, ps, ref, false);
   return ref.reachable ? ref.time_us : -1;
 }
 
@@ -937,7 +970,7 @@ void copy_result(const CollectiveCost& from, CollectiveCost& to) {
 // alike: a query whose layout has the figures of the last one (wherever its
 // ranks lie) and the same operation costs the same. Only where its tiers lie
 // is worked out again.
-void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query, bool ramp,
+void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query, const PriceSettings& ps,
                         CollectiveCost& out) {
   auto& m = s.memo;
   if (m.valid && m.op == query.op && m.bytes == query.bytes && m.algorithm == query.algorithm &&
@@ -945,14 +978,14 @@ void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const Colle
     copy_result(m.cost, out);
     if (out.tier_count > 0) {
       TierList tiers{out.tier_data};
-      Pricer(layout, m.graphs, ramp).tiers(out.algorithm, query.op, static_cast<double>(query.bytes), tiers);
+      Pricer(layout, m.graphs, ps).tiers(out.algorithm, query.op, static_cast<double>(query.bytes), tiers);
     }
     return;
   }
   m.valid = false;
-  const double one = one_island_us(s, layout, query, ramp);
+  const double one = one_island_us(s, layout, query, ps);
   m.graphs = graphs_of(s, layout);
-  price_layout(layout, m.graphs, query, ramp, out, false, one);
+  price_layout(layout, m.graphs, query, ps, out, false, one);
   m.layout = layout;
   std::copy_n(layout.levels, layout.level_count, m.levels.begin());
   m.layout.levels = m.levels.data();
@@ -965,14 +998,14 @@ void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const Colle
   m.valid = true;
 }
 
-void price_query(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query, bool ramp,
+void price_query(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query, const PriceSettings& ps,
                  CollectiveCost& out, bool candidates) {
   if (candidates) {
     // First: the reference's graphs may take the slot of the layout's.
-    const double one = one_island_us(s, layout, query, ramp);
-    price_layout(layout, graphs_of(s, layout), query, ramp, out, true, one);
+    const double one = one_island_us(s, layout, query, ps);
+    price_layout(layout, graphs_of(s, layout), query, ps, out, true, one);
   } else {
-    price_layout_alike(s, layout, query, ramp, out);
+    price_layout_alike(s, layout, query, ps, out);
   }
 }
 
@@ -994,6 +1027,8 @@ std::string_view tier_name(Tier tier) {
 
 CostModel::CostModel(const Topology& topology, const CostModelOptions& options)
     : fabric_(topology), options_(options), scratch_(std::make_unique<Scratch>(fabric_)) {
+  nccl_version_ = options.nccl_version ? options.nccl_version : topology.nccl_environment().version;
+  tables_ = &nccl::tuner_tables(nccl_version_);
   // NCCL_ALGO's names kNcclAlgorithmNames[0..3] are the model's ring, tree,
   // nvls and nvlstree; the model has no CollNet or PAT to rule out, and its
   // hierarchical and p2p paths are not NCCL_ALGO algorithms.
@@ -1036,8 +1071,8 @@ CollectiveCost CostModel::collective(const CollectiveQuery& request) const {
   if (query.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   CollectiveCost out;
-  const double one = one_island_us(*scratch_, layout, query, options_.size_efficiency);
-  price_layout(layout, graphs_of(*scratch_, layout), query, options_.size_efficiency, out, true, one);
+  const double one = one_island_us(*scratch_, layout, query, PriceSettings{options_.size_efficiency, tables_});
+  price_layout(layout, graphs_of(*scratch_, layout), query, PriceSettings{options_.size_efficiency, tables_}, out, true, one);
   return out;
 }
 
@@ -1050,8 +1085,8 @@ std::vector<CollectiveCost> CostModel::sweep(const CollectiveQuery& query, std::
   CollectiveQuery q = in_environment(query);
   for (std::uint64_t size = from; size <= to; size *= 2) {
     q.bytes = size;
-    const double one = one_island_us(*scratch_, layout, q, options_.size_efficiency);
-    price_layout(layout, graphs_of(*scratch_, layout), q, options_.size_efficiency, out.emplace_back(), true, one);
+    const double one = one_island_us(*scratch_, layout, q, PriceSettings{options_.size_efficiency, tables_});
+    price_layout(layout, graphs_of(*scratch_, layout), q, PriceSettings{options_.size_efficiency, tables_}, out.emplace_back(), true, one);
     if (size > to / 2) break;
   }
   return out;
@@ -1077,7 +1112,7 @@ void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
     if (q.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
     const Layout& layout = analyse(s, fabric_, q.ranks, family_of(q.op), nullptr);
     if (s.weights.empty()) {
-      price_query(s, layout, q, options_.size_efficiency, cost, candidates);
+      price_query(s, layout, q, PriceSettings{options_.size_efficiency, tables_}, cost, candidates);
       result(i, cost);
       continue;
     }
@@ -1119,7 +1154,7 @@ void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
     }
     const CollectiveQuery q = in_environment(queries[s.pending[k]]);
     const Layout& layout = analyse(s, fabric_, q.ranks, family_of(q.op), &s.totals);
-    price_query(s, layout, q, options_.size_efficiency, cost, candidates);
+    price_query(s, layout, q, PriceSettings{options_.size_efficiency, tables_}, cost, candidates);
     result(s.pending[k], cost);
     for (std::size_t m = first; m < next; ++m) s.totals[s.shares[m].domain] = 0;
   }

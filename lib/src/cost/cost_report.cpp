@@ -31,6 +31,14 @@ double outside_share(const CollectiveCost& c) {
   return c.time_us > 0 && std::isfinite(c.time_us) ? c.outside_us / c.time_us : 0.0;
 }
 
+// The NCCL release the model follows where the topology's environment does
+// not already name it (--nccl-version, CostModelOptions); "" otherwise.
+std::string option_release(const CostModel& model) {
+  const auto& version = model.nccl_version();
+  if (!version || version == model.topology().nccl_environment().version) return "";
+  return version->str();
+}
+
 std::string scope(const CostModel& model, const CollectiveCost& c) {
   const char* kind = c.generation == Generation::lpu ? "LPU" : "GPU";
   if (!c.scale_up)
@@ -58,6 +66,7 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
     for (const NcclSetting& s : env.settings) j.field(s.name, s.value);
     j.end_object();
   }
+  if (model.nccl_version()) j.field("nccl_version", model.nccl_version()->str());
   j.field("reachable", c.reachable);
   j.field("time_us", c.time_us, 3);
   j.field("latency_us", c.latency_us, 3);
@@ -146,6 +155,8 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
   fmt::print(out, "  algorithm   {}{}\n", method(c), c.forced ? " (requested)" : " (auto)");
   if (!t.nccl_environment().empty())
     fmt::print(out, "  nccl env    {} (the topology's)\n", t.nccl_environment().describe());
+  if (const std::string release = option_release(model); !release.empty())
+    fmt::print(out, "  nccl        {} (its tuner's tables choose)\n", release);
   fmt::print(out, "  time        {} us (latency {} us)\n", fixed(c.time_us, 3), fixed(c.latency_us, 3));
   fmt::print(out, "  algbw       {} GB/s\n", fixed(c.algbw_gbps, 2));
   fmt::print(out, "  busbw       {} GB/s\n", fixed(c.busbw_gbps, 2));
@@ -189,9 +200,11 @@ void write_sweep_text(std::ostream& out, const CostModel& model, std::span<const
   if (sweep.empty()) return;
   const CollectiveCost& first = sweep.front();
   const NcclEnvironment& env = model.topology().nccl_environment();
-  fmt::print(out, "{} on {}{}{}\n", collective_name(first.op), scope(model, first),
+  const std::string release = option_release(model);
+  fmt::print(out, "{} on {}{}{}{}\n", collective_name(first.op), scope(model, first),
              first.forced ? fmt::format(", algorithm {}", algorithm_name(first.algorithm)) : "",
-             env.empty() ? "" : fmt::format(", within {}", env.describe()));
+             env.empty() ? "" : fmt::format(", within {}", env.describe()),
+             release.empty() ? "" : fmt::format(", NCCL {}", release));
   fmt::print(out, "{:>14} {:>14} {:>11} {:>11} {:>8}  {:<20} {}\n", "size (B)", "time (us)", "algbw GB/s",
              "busbw GB/s", "outside", "algorithm", "bottleneck");
   for (const CollectiveCost& c : sweep)

@@ -58,7 +58,65 @@ constexpr std::array<double, 20> kSm100Inter = {96, 86, 80, 48, 45.1, 42, 40, 30
 
 constexpr double kEps = 1e-9;
 
+// Volta, Ampere and Hopper rows are the same in every release followed;
+// Blackwell's were twice Hopper's until 2.28.3.
+constexpr std::array<double, 3> kVoltaCap = {20.0, 20.0, 20.0};
+constexpr std::array<double, 3> kHopperRingLL128 = {36.7, 36.7, 36.7};
+constexpr std::array<double, 3> kHopperTreeLL128 = {36.7, 36.7, 29.0};
+constexpr std::array<double, 3> kVoltaTree = {26.5, 18.5, 10.0};
+constexpr std::array<double, 3> kAmpereTree = {24.0, 23.6, 17.8};
+constexpr std::array<double, 3> kHopperTree = {38.7, 41.4, 36.0};
+constexpr std::array<double, 3> kHopperNvlsTree = {0.0, 57.7, 45.5};
+
+constexpr TunerTables release(const char* since, std::array<double, 3> b_ring_ll128, std::array<double, 3> b_tree_ll128,
+                              std::array<double, 3> b_tree, double b_nvls_tree_n4, double nvlstree_net, bool efficiency,
+                              bool c2c, bool correction) {
+  TunerTables t;
+  t.since = since;
+  t.ring_ll128 = {kVoltaCap, kVoltaCap, kHopperRingLL128, b_ring_ll128};
+  t.tree_ll128 = {kVoltaCap, kVoltaCap, kHopperTreeLL128, b_tree_ll128};
+  t.tree = {kVoltaTree, kAmpereTree, kHopperTree, b_tree};
+  if (b_nvls_tree_n4 > 0)
+    t.nvls_tree = {kVoltaTree, kAmpereTree, kHopperNvlsTree, std::array<double, 3>{0.0, 96.0, b_nvls_tree_n4}};
+  t.nvlstree_net_latency = nvlstree_net;
+  t.nvls_efficiency_model = efficiency;
+  t.ll128_over_c2c = c2c;
+  t.nvlstree_correction = correction;
+  return t;
+}
+
+// tuning.cc at the tags v2.25.1-1 .. v2.29.7-1 and master @ 5067397c
+// (2.30.7): each entry holds from its release until the next entry's.
+constexpr std::array<double, 3> kOldBlackwellRingLL128 = {2 * 36.7, 2 * 36.7, 2 * 36.7};
+constexpr std::array<double, 3> kNewBlackwellTreeLL128 = {55.6, 31.67, 20.0};
+constexpr std::array<double, 3> kNewBlackwellTree = {70.0, 42.8, 24.0};
+constexpr std::array<TunerTables, 7> kReleases = {
+    release("2.0", kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0, 14,
+            false, false, false),
+    release("2.27.3", kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0,
+            14, false, true, false),
+    release("2.28.3", kOldBlackwellRingLL128, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.1, 14, true, true,
+            false),
+    release("2.28.9", {2 * 36.7, 34.6, 2 * 36.7}, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.8, 20.9, true, true,
+            false),
+    release("2.29.2", {34.5, 34.6, 34.5}, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.8, 20.9, true, true, true),
+    release("2.29.7", {40.0, 40.0, 40.0}, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.8, 20.9, true, true, true),
+    release("2.30", {40.0, 40.0, 40.0}, kNewBlackwellTreeLL128, kNewBlackwellTree, 80.0, 20.9, true, true, true),
+};
+
 }  // namespace
+
+const TunerTables& newest_tuner_tables() { return kReleases.back(); }
+
+const TunerTables& tuner_tables(const std::optional<NcclVersion>& version) {
+  if (!version) return newest_tuner_tables();
+  const TunerTables* found = &kReleases.front();
+  for (const TunerTables& t : kReleases) {
+    std::string problem;
+    if (const auto since = parse_nccl_version(t.since, problem); since && *since <= *version) found = &t;
+  }
+  return *found;
+}
 
 std::span<const double> search_speeds(int arch, bool inter) {
   if (arch >= 3) return inter ? std::span<const double>(kSm100Inter) : std::span<const double>(kSm100Intra);

@@ -556,7 +556,7 @@ void SpecReader::read_nccl(const yaml::Node& node, NcclEnvironment& env) {
     if (!name || !value) continue;
     const SourceLocation where = yaml::where(file_, entry.second);
     if (std::string problem = apply_nccl_setting(env, {*name, *value, where}); !problem.empty())
-      sink_.error(*name == "NCCL_ALGO" || *name == "NCCL_PROTO" || *name == "NCCL_NVLS_ENABLE"
+      sink_.error(*name == "NCCL_ALGO" || *name == "NCCL_PROTO" || *name == "NCCL_NVLS_ENABLE" || *name == kNcclVersionKey
                       ? where
                       : yaml::where(file_, entry.first),
                   problem);

@@ -24,7 +24,8 @@ std::optional<std::uint8_t> parse_list(std::string_view text, const std::array<s
 
 std::string NcclEnvironment::describe() const {
   std::string out;
-  for (const NcclSetting& s : settings) out += (out.empty() ? "" : " ") + s.name + "=" + s.value;
+  for (const NcclSetting& s : settings)
+    out += (out.empty() ? "" : " ") + (s.name == kNcclVersionKey ? "NCCL " + s.value : s.name + "=" + s.value);
   return out;
 }
 
@@ -41,9 +42,11 @@ std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
   } else if (setting.name == "NCCL_NVLS_ENABLE") {
     if (setting.value != "0" && setting.value != "1")
       return fmt::format("NCCL_NVLS_ENABLE '{}' must be 0 or 1", setting.value);
+  } else if (setting.name == kNcclVersionKey) {
+    if (!parse_nccl_version(setting.value, problem)) return problem;
   } else {
-    return fmt::format("'{}' is not a variable the cost model follows; it follows {}", setting.name,
-                       fmt::join(kNcclVariables, ", "));
+    return fmt::format("'{}' is not a variable the cost model follows; it follows {} and '{}' (the NCCL release)",
+                       setting.name, fmt::join(kNcclVariables, ", "), kNcclVersionKey);
   }
 
   // The masks follow from the latest setting of each variable.
@@ -56,6 +59,7 @@ std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
   for (const NcclSetting& s : next.settings) {
     if (s.name == "NCCL_ALGO") next.algorithms = parse_list(s.value, kNcclAlgorithmNames, problem).value_or(0);
     if (s.name == "NCCL_PROTO") next.protocols = parse_list(s.value, kNcclProtocolNames, problem).value_or(0);
+    if (s.name == kNcclVersionKey) next.version = parse_nccl_version(s.value, problem);
   }
   constexpr std::uint8_t kNvlsBits = 0x0c;  // nvls, nvlstree
   for (const NcclSetting& s : next.settings)

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -50,6 +51,8 @@ struct CalibrationSetup {
   std::string compare = "metric";
   std::string group;          // one of calibration_groups()
   std::string role = "check"; // `fit`, `check` or `outlier`
+  /// The NCCL release the run states (empty: the newest the model follows).
+  std::optional<NcclVersion> nccl_version;
   std::string note;
 };
 

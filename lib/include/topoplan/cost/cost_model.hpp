@@ -17,15 +17,21 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "topoplan/cost/collective.hpp"
 #include "topoplan/cost/fabric_profile.hpp"
 #include "topoplan/cost/step_cost.hpp"
+#include "topoplan/model/nccl_version.hpp"
 #include "topoplan/model/topology.hpp"
 
 namespace topoplan {
+
+namespace nccl {
+struct TunerTables;
+}
 
 /// One collective on placed ranks. The query views its ranks: keep the
 /// vector they live in alive while the query is used.
@@ -107,6 +113,10 @@ struct CostModelOptions {
   /// for rings and trees, the first loop's fill for NVLS and NVLSTree).
   /// Off only to show what it contributes (the calibration report does).
   bool size_efficiency = true;
+  /// The NCCL release whose tuner chooses (topoplan-cost(7), "NCCL
+  /// versions"); without it the topology's (`nccl: {version: ...}`), and
+  /// without that the newest the model follows.
+  std::optional<NcclVersion> nccl_version;
 };
 
 class CostModel {
@@ -119,6 +129,9 @@ class CostModel {
 
   const Topology& topology() const { return fabric_.topology(); }
   const FabricProfile& fabric() const { return fabric_; }
+  /// The NCCL release the model follows: the options', else the topology's;
+  /// empty for the newest.
+  const std::optional<NcclVersion>& nccl_version() const { return nccl_version_; }
 
   /// Prices one collective. Throws InputError for invalid queries: no ranks,
   /// a device that is not an accelerator, a repeated rank, a zero size, or a
@@ -162,6 +175,8 @@ class CostModel {
 
   FabricProfile fabric_;
   CostModelOptions options_;
+  std::optional<NcclVersion> nccl_version_;
+  const nccl::TunerTables* tables_ = nullptr;
   AlgorithmSet env_algorithms_ = kAllAlgorithms;
   ProtocolSet env_protocols_ = kAllProtocols;
   std::unique_ptr<Scratch> scratch_;

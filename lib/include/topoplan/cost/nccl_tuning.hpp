@@ -11,10 +11,12 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "topoplan/cost/collective.hpp"
 #include "topoplan/model/link_type.hpp"
+#include "topoplan/model/nccl_version.hpp"
 
 namespace topoplan::nccl {
 
@@ -41,6 +43,7 @@ inline constexpr std::array<std::array<ProtoRow, kTunerAlgoCount>, 3> kHwLatency
     {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}}},       // PCI
     {{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 20.9}}},   // NET
 }};
+// NET's NVLSTree entry changed between releases: TunerTables::nvlstree_net_latency.
 
 /// Per-architecture tables, index [arch][nodes] with arch 0 Volta .. 3
 /// Blackwell and nodes 0 for one node, 1 for two, 2 for more (hardware.md 1.1).
@@ -50,14 +53,35 @@ using ArchTable = std::array<std::array<double, 3>, 4>;
 /// CPU vendor instead, see ll_max_bw().
 inline constexpr ArchTable kLlMaxBw = {{
     {39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
-inline constexpr ArchTable kPerChMaxRingLL128Bw = {{
-    {20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0}}};
-inline constexpr ArchTable kPerChMaxTreeLL128Bw = {{
-    {20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}};
-inline constexpr ArchTable kPerChMaxTreeBw = {{
-    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
-inline constexpr ArchTable kPerChMaxNvlsTreeBw = {{
-    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}}};
+/// The tables of NCCL's tuner that changed between the releases the model
+/// follows, read at each release's tag of github.com/NVIDIA/nccl
+/// (src/graph/tuning.cc; topoplan-cost(7), "NCCL versions"). NCCL chooses
+/// an algorithm and protocol by the tables of the release it is; the link
+/// model takes the per-channel caps it applies as limits from the newest
+/// (newest_tuner_tables()), NVIDIA's latest measure of what a channel carries.
+struct TunerTables {
+  const char* since = "";  // the first release with these values
+  ArchTable ring_ll128{};  // perChMaxRingLL128Bws
+  ArchTable tree_ll128{};  // perChMaxTreeLL128Bws
+  ArchTable tree{};        // perChMaxTreeBws
+  ArchTable nvls_tree{};   // perChMaxNVLSTreeBws; none (0) before 2.28.3
+  double nvlstree_net_latency = 0;  // hwLatencies[NET][NVLSTree][Simple]
+  /// 2.28.3 on: NVLS and NVLSTree busBw = heads x min(bwIntra x
+  /// nvlsEfficiency x (heads - 1) / heads x 2, bwInter, cap) and algBw =
+  /// busBw x n / nsteps; before, heads x min(bwIntra, bwInter) (bwInter / 2
+  /// for NVLSTree beyond two nodes) x 5/6.
+  bool nvls_efficiency_model = true;
+  /// 2.27.3 on: LL128 across nodes up to PATH_P2C (NCCL_LL128_C2C), so a
+  /// GPU that reaches its NIC through its CPU's C2C link (GB200) keeps it.
+  bool ll128_over_c2c = true;
+  /// 2.29.2 on: treeCorrectionFactor also on Blackwell NVLSTree (x86 hosts).
+  bool nvlstree_correction = true;
+};
+
+/// The tables of `version`'s release; the newest with no version.
+const TunerTables& tuner_tables(const std::optional<NcclVersion>& version);
+/// The newest release's tables (NCCL 2.30.7, master @ 5067397c).
+const TunerTables& newest_tuner_tables();
 
 /// nvlsEfficiency by architecture (hardware.md 1.1).
 inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};

@@ -5,15 +5,19 @@
 // for A3 Mega VMs requires NCCL_ALGO=Ring,Tree and NCCL_PROTO=Simple and its
 // profile sets NCCL_NVLS_ENABLE=0 (google/nccl-plugin-gpudirect-tcpxo,
 // a3plus_guest_config.textproto and nccl-env-profile.sh). The cost model
-// prices every collective within it.
+// prices every collective within it. The mapping may also name the NCCL
+// release the platform runs (`version: 2.26.2`), whose tuner tables decide
+// what NCCL chooses (topoplan/model/nccl_version.hpp).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "topoplan/model/nccl_version.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan {
@@ -39,20 +43,25 @@ struct NcclEnvironment {
   std::uint8_t algorithms = 0x7f;
   std::uint8_t protocols = 0x07;
   std::vector<NcclSetting> settings;  // in the order given
+  /// The NCCL release (`version:`); empty for the newest the model knows.
+  std::optional<NcclVersion> version;
 
   bool empty() const { return settings.empty(); }
   bool allows_algorithm(std::size_t index) const { return (algorithms >> index) & 1u; }
   bool allows_protocol(std::size_t index) const { return (protocols >> index) & 1u; }
-  /// "NCCL_ALGO=Ring,Tree NCCL_PROTO=Simple", as written.
+  /// "NCCL_ALGO=Ring,Tree NCCL_PROTO=Simple", as written ("NCCL 2.26.2" for a version).
   std::string describe() const;
 };
 
 /// The variables an NcclEnvironment understands.
 inline constexpr std::array<std::string_view, 3> kNcclVariables = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE"};
+/// The key that names the NCCL release instead of a variable.
+inline constexpr std::string_view kNcclVersionKey = "version";
 
 /// Applies one setting: NCCL_ALGO and NCCL_PROTO take NCCL's list syntax
 /// (`Ring,Tree` allows those, `^NVLS,NVLSTree` all but those; names without
-/// case), NCCL_NVLS_ENABLE takes 0 or 1 (0 removes nvls and nvlstree). A
+/// case), NCCL_NVLS_ENABLE takes 0 or 1 (0 removes nvls and nvlstree),
+/// `version` an NCCL release (parse_nccl_version). A
 /// later setting of the same variable replaces the earlier one's effect.
 /// Returns "" or the reason the setting cannot be applied (an unknown
 /// variable or name, per-collective NCCL_ALGO lists, a list that leaves
