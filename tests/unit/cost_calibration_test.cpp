@@ -126,9 +126,13 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // three checks move the other way (a66 ring/LL128 under 2.25.1's caps
   // -6 % to -12 %, a91 -3 % to -9 %, a10/a11 tree/LL128 under 2.27.3's
   // -1 % to -8 %): all 5.3 %, 18.7 %, x1.70; check 7.0 %, 22.9 %, x1.70.
-  check_reached("all", s.all, {0.055, 0.19, 1.75});
+  // Then NVLSTree's launch follows the release too: before 2.30 Blackwell
+  // ran 32 channels of 128 KiB across two domains (2.30's tuning: 64 KiB),
+  // so CoreWeave's two racks on 2.26.2 (a112-a117) from +6..+17 % to -12..+5 %:
+  // all 4.9 %, 18.7 %, x1.70; check 6.7 %, 22.9 %, x1.70.
+  check_reached("all", s.all, {0.05, 0.19, 1.75});
   check_reached("fit", s.fit, {0.025, 0.08, 1.20});
-  check_reached("check", s.check, {0.075, 0.235, 1.75});
+  check_reached("check", s.check, {0.07, 0.235, 1.75});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

@@ -56,6 +56,13 @@ TEST_CASE("NVLSTree chunk: 128 KiB, 64 KiB from four nodes on, Blackwell's own t
   // NICs under 48 GB/s leave Blackwell with the default.
   CHECK(nccl::nvlstree_chunk(kBlackwell, 2, 8, 25, false) == 128 * kKiB);
   CHECK(nccl::nvlstree_chunk(kBlackwell, 4, 8, 25, false) == 64 * kKiB);
+  // Before 2.30 (no ncclNvlsTreeSm100Tuning) Blackwell took the default:
+  // two NVL72 racks 128 KiB where 2.30 takes 64, four 64 where 2.30 takes 128.
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 2, 72, 48, true, false) == 128 * kKiB);
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 2, 4, 48, true, false) == 128 * kKiB);
+  CHECK(nccl::nvlstree_chunk(kBlackwell, 4, 72, 48, true, false) == 64 * kKiB);
+  CHECK_FALSE(nccl::tuner_tables(NcclVersion{2, 29, 7}).nvls_sm100_tuning);
+  CHECK(nccl::newest_tuner_tables().nvls_sm100_tuning);
 }
 
 TEST_CASE("NVLS and NVLSTree chunks shrink with the operations in flight") {

@@ -108,7 +108,12 @@ class Pricer {
         tt_(*ps.tables),
         ring_(graphs.ring),
         nvls_(graphs.nvls),
-        nvls_channels_(graphs.nvls_channels) {}
+        nvls_channels_(graphs.nvls_channels) {
+    // Before 2.30 Blackwell ran 32 NVLS channels across domains whatever
+    // the NICs (nvls.cc NVLS_NCHANNELS_SM100). Inside one domain the model
+    // keeps today's 24 (kNvlsChannelBw is fitted over them).
+    if (!tt_.nvls_sm100_tuning && l_.arch >= 3 && l_.groups > 1) nvls_channels_ = 32;
+  }
 
   // Whether `algorithm` can run `op` on these ranks; `why` (when given) says
   // why not. Messages are only built on request: auto asks this for every
@@ -573,7 +578,7 @@ class Pricer {
   double nvls_loop(bool tree, int channels, int heads, double s) const {
     const double ops = static_cast<double>(channels) * std::max(1, heads);
     const double chunk = nccl::nvls_chunk(tree, l_.arch, tree ? l_.groups : 1, l_.min_group, l_.nic_mean_min,
-                                          l_.nic_path != NicPath::pcie, s, ops);
+                                          l_.nic_path != NicPath::pcie, s, ops, tt_.nvls_sm100_tuning);
     return std::min(s, ops * chunk);
   }
 

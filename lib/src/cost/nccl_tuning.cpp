@@ -70,7 +70,7 @@ constexpr std::array<double, 3> kHopperNvlsTree = {0.0, 57.7, 45.5};
 
 constexpr TunerTables release(const char* since, std::array<double, 3> b_ring_ll128, std::array<double, 3> b_tree_ll128,
                               std::array<double, 3> b_tree, double b_nvls_tree_n4, double nvlstree_net, bool efficiency,
-                              bool c2c, bool correction) {
+                              bool c2c, bool correction, bool sm100_tuning = false) {
   TunerTables t;
   t.since = since;
   t.ring_ll128 = {kVoltaCap, kVoltaCap, kHopperRingLL128, b_ring_ll128};
@@ -82,6 +82,7 @@ constexpr TunerTables release(const char* since, std::array<double, 3> b_ring_ll
   t.nvls_efficiency_model = efficiency;
   t.ll128_over_c2c = c2c;
   t.nvlstree_correction = correction;
+  t.nvls_sm100_tuning = sm100_tuning;
   return t;
 }
 
@@ -101,7 +102,8 @@ constexpr std::array<TunerTables, 7> kReleases = {
             false),
     release("2.29.2", {34.5, 34.6, 34.5}, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.8, 20.9, true, true, true),
     release("2.29.7", {40.0, 40.0, 40.0}, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.8, 20.9, true, true, true),
-    release("2.30", {40.0, 40.0, 40.0}, kNewBlackwellTreeLL128, kNewBlackwellTree, 80.0, 20.9, true, true, true),
+    release("2.30", {40.0, 40.0, 40.0}, kNewBlackwellTreeLL128, kNewBlackwellTree, 80.0, 20.9, true, true, true,
+            true),
 };
 
 }  // namespace
@@ -222,11 +224,12 @@ double tree_chunk(int proto) {
   return step;
 }
 
-double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn, double nic_bw, bool nic_through_cpu) {
+double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn, double nic_bw, bool nic_through_cpu,
+                      bool sm100_tuning) {
   constexpr double k64 = 64.0 * 1024, k128 = 128.0 * 1024, k256 = 256.0 * 1024;
   double chunk = k128;
   double tree_max = 0;  // 0: the tuning leaves it to the default
-  if (arch >= 3 && nodes > 1) {
+  if (arch >= 3 && nodes > 1 && sm100_tuning) {
     if (nodes == 2 && nic_bw >= 48) {
       tree_max = k128;
       if (ppn <= 4) {
@@ -251,8 +254,8 @@ double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn, double n
 }
 
 double nvls_chunk(bool tree, int arch, std::uint32_t nodes, std::uint32_t ppn, double nic_bw, bool nic_through_cpu,
-                  double bytes, double ops) {
-  double chunk = tree ? nvlstree_chunk(arch, nodes, ppn, nic_bw, nic_through_cpu) : 128.0 * 1024;
+                  double bytes, double ops, bool sm100_tuning) {
+  double chunk = tree ? nvlstree_chunk(arch, nodes, ppn, nic_bw, nic_through_cpu, sm100_tuning) : 128.0 * 1024;
   if (tree) {
     if (bytes < 32 * ops * chunk && chunk > 262144) chunk = 262144;
     if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;

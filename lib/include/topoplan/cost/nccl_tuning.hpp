@@ -76,6 +76,11 @@ struct TunerTables {
   bool ll128_over_c2c = true;
   /// 2.29.2 on: treeCorrectionFactor also on Blackwell NVLSTree (x86 hosts).
   bool nvlstree_correction = true;
+  /// 2.30 on (src/transport/nvls.cc ncclNvlsTreeSm100Tuning): Blackwell's
+  /// NVLS channels and NVLSTree chunk across domains by NIC speed and GPUs
+  /// per domain (nvls_channels, nvlstree_chunk); before, 32 channels across
+  /// domains and NVLSTree's 128 KiB chunk (64 KiB from 4 domains).
+  bool nvls_sm100_tuning = true;
 };
 
 /// The tables of `version`'s release; the newest with no version.
@@ -211,14 +216,17 @@ double tree_chunk(int proto);
 /// KiB for at most 8 GPUs a node, else 128 KiB under 32 GPUs and 64 KiB
 /// from 32; more nodes with slower NICs 128 KiB through the CPU (on GB200,
 /// NCCL's P2C path through Grace) and 64 KiB below PCIe switches.
-double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn, double nic_bw, bool nic_through_cpu);
+/// Without `sm100_tuning` (releases before 2.30, TunerTables::
+/// nvls_sm100_tuning) Blackwell takes the default too.
+double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn, double nic_bw, bool nic_through_cpu,
+                      bool sm100_tuning = true);
 
 /// The chunk NCCL gives an NVLS (or NVLSTree) collective of `bytes` with
 /// `ops` = channels x heads operations in flight (enqueue.cc): from 128 KiB
 /// (NVLSTree: nvlstree_chunk) down to 64 KiB below 64 (NVLSTree 4) chunks per
 /// operation, 32 KiB below 8 (NVLSTree 1) and, for NVLS, 16 KiB below 2.
 double nvls_chunk(bool tree, int arch, std::uint32_t nodes, std::uint32_t ppn, double nic_bw, bool nic_through_cpu,
-                  double bytes, double ops);
+                  double bytes, double ops, bool sm100_tuning = true);
 
 /// Per inter-node step overhead (getNetOverhead, hardware.md 1.1): 1 us on
 /// Intel and other hosts, 2 us on AMD hosts; x3 for Simple.
