@@ -116,9 +116,9 @@ int run_cost(const CostOptions& o) {
     const Parallelism parallelism = JobPricer::parallelism_of(pj.job, pj.ranks.size());
     const StepCost step = model.step(pj.ranks, parallelism, JobPricer::workload_of(pj.job));
     if (o.format == Format::json)
-      write_step_json(std::cout, topology, pj.job.name, parallelism, step);
+      write_step_json(std::cout, model, pj.job.name, parallelism, step);
     else
-      write_step_text(std::cout, topology, pj.job.name, parallelism, step);
+      write_step_text(std::cout, model, pj.job.name, parallelism, step);
     return kSuccess;
   }
 

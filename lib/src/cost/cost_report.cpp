@@ -265,10 +265,12 @@ void write_step_parts_json(JsonWriter& j, const Topology& topology, const StepCo
   j.end_array();
 }
 
-void write_step_text(std::ostream& out, const Topology& topology, std::string_view job, const Parallelism& par,
+void write_step_text(std::ostream& out, const CostModel& model, std::string_view job, const Parallelism& par,
                      const StepCost& step) {
-  fmt::print(out, "step of {} on {} (tp {} x pp {} x dp {}, ep {}): {} of communication", job, topology.name(), par.tp,
-             par.pp, par.dp, par.ep, seconds_text(step.seconds()));
+  const Topology& topology = model.topology();
+  const std::string release = option_release(model);
+  fmt::print(out, "step of {} on {}{} (tp {} x pp {} x dp {}, ep {}): {} of communication", job, topology.name(),
+             release.empty() ? "" : ", NCCL " + release, par.tp, par.pp, par.dp, par.ep, seconds_text(step.seconds()));
   if (step.outside_seconds() > 0 && step.seconds() > 0)
     fmt::print(out, ", {} ({:.1f}%) outside the scale-up islands", seconds_text(step.outside_seconds()),
                100 * step.outside_seconds() / step.seconds());
@@ -282,12 +284,14 @@ void write_step_text(std::ostream& out, const Topology& topology, std::string_vi
   }
 }
 
-void write_step_json(std::ostream& out, const Topology& topology, std::string_view job, const Parallelism& par,
+void write_step_json(std::ostream& out, const CostModel& model, std::string_view job, const Parallelism& par,
                      const StepCost& step) {
+  const Topology& topology = model.topology();
   JsonWriter j(out);
   j.begin_object();
   j.field("job", job);
   j.field("topology", topology.name());
+  if (model.nccl_version()) j.field("nccl_version", model.nccl_version()->str());
   j.key("parallelism").begin_object();
   j.field("tp", par.tp).field("pp", par.pp).field("dp", par.dp).field("ep", par.ep);
   j.end_object();

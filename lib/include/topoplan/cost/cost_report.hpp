@@ -39,9 +39,9 @@ class JsonWriter;
 void write_step_parts_json(JsonWriter& j, const Topology& topology, const StepCost& step);
 
 /// `cost --plan --job`: a job's step by parallelism, as text or JSON.
-void write_step_text(std::ostream& out, const Topology& topology, std::string_view job, const Parallelism& parallelism,
+void write_step_text(std::ostream& out, const CostModel& model, std::string_view job, const Parallelism& parallelism,
                      const StepCost& step);
-void write_step_json(std::ostream& out, const Topology& topology, std::string_view job, const Parallelism& parallelism,
+void write_step_json(std::ostream& out, const CostModel& model, std::string_view job, const Parallelism& parallelism,
                      const StepCost& step);
 
 }  // namespace topoplan
