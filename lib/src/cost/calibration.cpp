@@ -351,7 +351,8 @@ void write_calibration_report(std::ostream& out, const CalibrationSummary& summa
     fmt::print(out, "{}\n", calibration_header());
   for (const CalibrationResult& r : summary.results) {
     if (topologies)
-      fmt::print(out, "{:<150} {}\n", calibration_row(r), r.setup.topology);
+      fmt::print(out, "{:<150} {}{}\n", calibration_row(r), r.setup.topology,
+                 r.setup.nccl_version ? " (NCCL " + r.setup.nccl_version->str() + ")" : "");
     else
       fmt::print(out, "{}\n", calibration_row(r));
   }

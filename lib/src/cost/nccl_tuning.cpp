@@ -60,7 +60,7 @@ constexpr double kEps = 1e-9;
 
 // Volta, Ampere and Hopper rows are the same in every release followed;
 // Blackwell's were twice Hopper's until 2.28.3.
-constexpr std::array<double, 3> kVoltaCap = {20.0, 20.0, 20.0};
+constexpr std::array<double, 3> kVoltaAmpereLL128 = {20.0, 20.0, 20.0};
 constexpr std::array<double, 3> kHopperRingLL128 = {36.7, 36.7, 36.7};
 constexpr std::array<double, 3> kHopperTreeLL128 = {36.7, 36.7, 29.0};
 constexpr std::array<double, 3> kVoltaTree = {26.5, 18.5, 10.0};
@@ -73,8 +73,8 @@ constexpr TunerTables release(const char* since, std::array<double, 3> b_ring_ll
                               bool c2c, bool correction, bool sm100_tuning = false) {
   TunerTables t;
   t.since = since;
-  t.ring_ll128 = {kVoltaCap, kVoltaCap, kHopperRingLL128, b_ring_ll128};
-  t.tree_ll128 = {kVoltaCap, kVoltaCap, kHopperTreeLL128, b_tree_ll128};
+  t.ring_ll128 = {kVoltaAmpereLL128, kVoltaAmpereLL128, kHopperRingLL128, b_ring_ll128};
+  t.tree_ll128 = {kVoltaAmpereLL128, kVoltaAmpereLL128, kHopperTreeLL128, b_tree_ll128};
   t.tree = {kVoltaTree, kAmpereTree, kHopperTree, b_tree};
   if (b_nvls_tree_n4 > 0)
     t.nvls_tree = {kVoltaTree, kAmpereTree, kHopperNvlsTree, std::array<double, 3>{0.0, 96.0, b_nvls_tree_n4}};
@@ -88,6 +88,10 @@ constexpr TunerTables release(const char* since, std::array<double, 3> b_ring_ll
 
 // tuning.cc at the tags v2.25.1-1 .. v2.29.7-1 and master @ 5067397c
 // (2.30.7): each entry holds from its release until the next entry's.
+// Arguments: Blackwell's Ring/LL128, Tree/LL128 and Tree caps, its
+// NVLSTree cap across 3+ nodes (0: none), NVLSTree's NET latency, then
+// nvls_efficiency_model, ll128_over_c2c, nvlstree_correction and
+// nvls_sm100_tuning (TunerTables).
 constexpr std::array<double, 3> kOldBlackwellRingLL128 = {2 * 36.7, 2 * 36.7, 2 * 36.7};
 constexpr std::array<double, 3> kNewBlackwellTreeLL128 = {55.6, 31.67, 20.0};
 constexpr std::array<double, 3> kNewBlackwellTree = {70.0, 42.8, 24.0};
