@@ -190,3 +190,19 @@ TEST_CASE("the nccl: mapping's version names the release whose tuner chooses") {
   const double new_latency = CostModel(t, newest).collective(q).latency_us;
   CHECK(new_latency - old_latency == Approx(2 * (20.9 - 14.0)));
 }
+
+TEST_CASE("a command's --nccl-version joins the topology's environment as its last setting") {
+  Topology t = load(boxes_with("  NCCL_PROTO: Simple\n  version: 2.29.3\n"));
+  Topology older = with_nccl_setting(t, {"version", "2.26.2", {"--nccl-version", 0, 0}});
+  CHECK(older.nccl_environment().version == NcclVersion{2, 26, 2});
+  CHECK(older.nccl_environment().protocols == t.nccl_environment().protocols);
+  CHECK(t.nccl_environment().version == NcclVersion{2, 29, 3});
+  try {
+    (void)with_nccl_setting(t, {"version", "2.x", {"--nccl-version", 0, 0}});
+    FAIL("accepted 2.x");
+  } catch (const InputError& e) {
+    REQUIRE(!e.diagnostics().empty());
+    CHECK(e.diagnostics().front().where.file == "--nccl-version");
+    CHECK_THAT(e.what(), Catch::Contains("NCCL version '2.x'"));
+  }
+}

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "topoplan/model/topology.hpp"
 #include "topoplan/support/name_list.hpp"
 
 namespace topoplan {
@@ -68,6 +69,13 @@ std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
   if (next.protocols == 0) return "the NCCL environment leaves no protocol";
   env = std::move(next);
   return {};
+}
+
+Topology with_nccl_setting(Topology topology, NcclSetting setting) {
+  const SourceLocation where = setting.where;
+  if (std::string problem = apply_nccl_setting(topology.nccl_environment_, std::move(setting)); !problem.empty())
+    throw InputError(where, problem);
+  return topology;
 }
 
 }  // namespace topoplan

@@ -68,4 +68,10 @@ inline constexpr std::string_view kNcclVersionKey = "version";
 /// nothing).
 std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting);
 
+class Topology;
+/// `topology` with one more setting in its environment, as if its file had
+/// it last (a command's --nccl-version). Throws InputError located at the
+/// setting's `where` when it cannot be applied.
+Topology with_nccl_setting(Topology topology, NcclSetting setting);
+
 }  // namespace topoplan

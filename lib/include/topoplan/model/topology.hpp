@@ -209,6 +209,7 @@ class Topology {
  private:
   friend class TopologyBuilder;
   friend Topology with_speed_classes(Topology topology, std::vector<SpeedClass> classes);
+  friend Topology with_nccl_setting(Topology topology, NcclSetting setting);
 
   std::string name_;
   std::string description_;

@@ -1,0 +1,1 @@
+plan dgx-h100:nodes=2 ../../samples/jobs-nvl72.yaml --nccl-version 3
