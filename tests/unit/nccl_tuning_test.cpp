@@ -30,6 +30,12 @@ TEST_CASE("NVLS channels: 16 on Hopper, 24 in one Blackwell domain, 32 or 24 acr
   CHECK(nccl::nvls_channels(kBlackwell, 4, 96, 72) == 32);
   // Slower NICs keep the multi-node default.
   CHECK(nccl::nvls_channels(kBlackwell, 4, 25, 8) == 32);
+  // Before 2.30 (no ncclNvlsTreeSm100Tuning): 32 across domains whatever
+  // the NICs; one domain keeps 24 (the channel rate is fitted over 24).
+  CHECK(nccl::nvls_channels(kBlackwell, 4, 48, 72, false) == 32);
+  CHECK(nccl::nvls_channels(kBlackwell, 4, 96, 8, false) == 32);
+  CHECK(nccl::nvls_channels(kBlackwell, 1, 0, 72, false) == 24);
+  CHECK(nccl::nvls_channels(kHopper, 4, 48, 8, false) == 16);
 }
 
 TEST_CASE("NVLSTree chunk: 128 KiB, 64 KiB from four nodes on, Blackwell's own table across nodes") {

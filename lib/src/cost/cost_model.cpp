@@ -108,12 +108,8 @@ class Pricer {
         tt_(*ps.tables),
         ring_(graphs.ring),
         nvls_(graphs.nvls),
-        nvls_channels_(graphs.nvls_channels) {
-    // Before 2.30 Blackwell ran 32 NVLS channels across domains whatever
-    // the NICs (nvls.cc NVLS_NCHANNELS_SM100). Inside one domain the model
-    // keeps today's 24 (kNvlsChannelBw is fitted over them).
-    if (!tt_.nvls_sm100_tuning && l_.arch >= 3 && l_.groups > 1) nvls_channels_ = 32;
-  }
+        nvls_channels_(nccl::nvls_channels(layout.arch, layout.groups, layout.nic_mean_min, layout.min_group,
+                                           tt_.nvls_sm100_tuning)) {}
 
   // Whether `algorithm` can run `op` on these ranks; `why` (when given) says
   // why not. Messages are only built on request: auto asks this for every
@@ -768,7 +764,7 @@ class Pricer {
   const nccl::TunerTables& tt_;
   nccl::GraphEstimate ring_;
   nccl::NvlsGraph nvls_;
-  int nvls_channels_ = 16;
+  int nvls_channels_;
 };
 
 // The ranks of the one-island reference: as many as the job's, at most the

@@ -198,9 +198,10 @@ NvlsGraph nvls_graph(int arch, bool inter, int gpus, double switch_bw, double ni
   return g;
 }
 
-int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t ppn) {
+int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t ppn, bool sm100_tuning) {
   if (arch < 3) return 16;
   if (nodes <= 1) return 24;
+  if (!sm100_tuning) return 32;
   if (nodes == 2 && nic_bw >= 48) return 32;
   if (nic_bw >= 96) return ppn <= 8 ? 24 : 32;
   if (nic_bw >= 48) return 24;

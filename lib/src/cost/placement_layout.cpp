@@ -519,7 +519,6 @@ const GraphEntry& graphs_of(CostModel::Scratch& s, const Layout& l) {
   e.ring = nccl::ring_graph(l.arch, inter, local, l.nic_bw, static_cast<int>(l.nics_min));
   e.nvls = nccl::nvls_graph(l.arch, inter, static_cast<int>(l.min_group), l.switch_bw, l.nic_mean_min,
                             static_cast<int>(l.nics_min));
-  e.nvls_channels = nccl::nvls_channels(l.arch, l.groups, l.nic_mean_min, l.min_group);
   e.valid = true;
   return e;
 }

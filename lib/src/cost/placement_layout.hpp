@@ -117,7 +117,6 @@ struct GraphEntry {
   // The outputs.
   nccl::GraphEstimate ring;
   nccl::NvlsGraph nvls;
-  int nvls_channels = 0;
   bool valid = false;
 };
 

@@ -186,8 +186,12 @@ NvlsGraph nvls_graph(int arch, bool inter, int gpus, double switch_bw, double ni
 /// 16 on Hopper; on Blackwell 24 inside one NVLink domain and 32 across
 /// domains, retuned by ncclNvlsTreeSm100Tuning: 32 for two domains with NICs
 /// of >= 48 GB/s, 24 for more domains with NICs of >= 48 GB/s (32 with NICs
-/// of >= 96 GB/s and more than 8 GPUs per domain).
-int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t ppn);
+/// of >= 96 GB/s and more than 8 GPUs per domain). Without `sm100_tuning`
+/// (releases before 2.30, TunerTables::nvls_sm100_tuning) 32 across domains
+/// whatever the NICs (NVLS_NCHANNELS_SM100). One domain keeps 24 for every
+/// release: NCCL before 2.27.3 launched 32 there, but kNvlsChannelBw is
+/// fitted over 24 (topoplan-cost(7), LIMITS).
+int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t ppn, bool sm100_tuning = true);
 
 /// Bytes that leave the busiest node of NCCL's double binary tree per byte of
 /// the buffer (trees.cc ncclGetDtree: a btree and its mirror or shift, each
