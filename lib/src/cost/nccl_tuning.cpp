@@ -68,7 +68,7 @@ constexpr std::array<double, 3> kAmpereTree = {24.0, 23.6, 17.8};
 constexpr std::array<double, 3> kHopperTree = {38.7, 41.4, 36.0};
 constexpr std::array<double, 3> kHopperNvlsTree = {0.0, 57.7, 45.5};
 
-constexpr TunerTables release(const char* since, std::array<double, 3> b_ring_ll128, std::array<double, 3> b_tree_ll128,
+constexpr TunerTables release(NcclVersion since, std::array<double, 3> b_ring_ll128, std::array<double, 3> b_tree_ll128,
                               std::array<double, 3> b_tree, double b_nvls_tree_n4, double nvlstree_net, bool efficiency,
                               bool c2c, bool correction, bool sm100_tuning = false) {
   TunerTables t;
@@ -96,17 +96,17 @@ constexpr std::array<double, 3> kOldBlackwellRingLL128 = {2 * 36.7, 2 * 36.7, 2 
 constexpr std::array<double, 3> kNewBlackwellTreeLL128 = {55.6, 31.67, 20.0};
 constexpr std::array<double, 3> kNewBlackwellTree = {70.0, 42.8, 24.0};
 constexpr std::array<TunerTables, 7> kReleases = {
-    release("2.0", kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0, 14,
+    release({2, 0, 0}, kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0, 14,
             false, false, false),
-    release("2.27.3", kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0,
+    release({2, 27, 3}, kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0,
             14, false, true, false),
-    release("2.28.3", kOldBlackwellRingLL128, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.1, 14, true, true,
+    release({2, 28, 3}, kOldBlackwellRingLL128, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.1, 14, true, true,
             false),
-    release("2.28.9", {2 * 36.7, 34.6, 2 * 36.7}, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.8, 20.9, true, true,
+    release({2, 28, 9}, {2 * 36.7, 34.6, 2 * 36.7}, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.8, 20.9, true, true,
             false),
-    release("2.29.2", {34.5, 34.6, 34.5}, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.8, 20.9, true, true, true),
-    release("2.29.7", {40.0, 40.0, 40.0}, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.8, 20.9, true, true, true),
-    release("2.30", {40.0, 40.0, 40.0}, kNewBlackwellTreeLL128, kNewBlackwellTree, 80.0, 20.9, true, true, true,
+    release({2, 29, 2}, {34.5, 34.6, 34.5}, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.8, 20.9, true, true, true),
+    release({2, 29, 7}, {40.0, 40.0, 40.0}, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.8, 20.9, true, true, true),
+    release({2, 30, 0}, {40.0, 40.0, 40.0}, kNewBlackwellTreeLL128, kNewBlackwellTree, 80.0, 20.9, true, true, true,
             true),
 };
 
@@ -117,10 +117,8 @@ const TunerTables& newest_tuner_tables() { return kReleases.back(); }
 const TunerTables& tuner_tables(const std::optional<NcclVersion>& version) {
   if (!version) return newest_tuner_tables();
   const TunerTables* found = &kReleases.front();
-  for (const TunerTables& t : kReleases) {
-    std::string problem;
-    if (const auto since = parse_nccl_version(t.since, problem); since && *since <= *version) found = &t;
-  }
+  for (const TunerTables& t : kReleases)
+    if (t.since <= *version) found = &t;
   return *found;
 }
 

@@ -60,7 +60,7 @@ inline constexpr ArchTable kLlMaxBw = {{
 /// model takes the per-channel caps it applies as limits from the newest
 /// (newest_tuner_tables()), NVIDIA's latest measure of what a channel carries.
 struct TunerTables {
-  const char* since = "";  // the first release with these values
+  NcclVersion since{};  // the first release with these values
   ArchTable ring_ll128{};  // perChMaxRingLL128Bws
   ArchTable tree_ll128{};  // perChMaxTreeLL128Bws
   ArchTable tree{};        // perChMaxTreeBws
