@@ -971,8 +971,8 @@ void copy_result(const CollectiveCost& from, CollectiveCost& to) {
 // alike: a query whose layout has the figures of the last one (wherever its
 // ranks lie) and the same operation costs the same. Only where its tiers lie
 // is worked out again.
-void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query, const PriceSettings& ps,
-                        CollectiveCost& out) {
+void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const CollectiveQuery& query,
+                        const PriceSettings& ps, CollectiveCost& out) {
   auto& m = s.memo;
   if (m.valid && m.op == query.op && m.bytes == query.bytes && m.algorithm == query.algorithm &&
       m.allowed == query.allowed && m.protocols == query.protocols && same_figures(layout, m.layout)) {
@@ -1072,8 +1072,9 @@ CollectiveCost CostModel::collective(const CollectiveQuery& request) const {
   if (query.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   CollectiveCost out;
-  const double one = one_island_us(*scratch_, layout, query, PriceSettings{options_.size_efficiency, tables_});
-  price_layout(layout, graphs_of(*scratch_, layout), query, PriceSettings{options_.size_efficiency, tables_}, out, true, one);
+  const PriceSettings ps{options_.size_efficiency, tables_};
+  const double one = one_island_us(*scratch_, layout, query, ps);
+  price_layout(layout, graphs_of(*scratch_, layout), query, ps, out, true, one);
   return out;
 }
 
@@ -1084,10 +1085,11 @@ std::vector<CollectiveCost> CostModel::sweep(const CollectiveQuery& query, std::
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   std::vector<CollectiveCost> out;
   CollectiveQuery q = in_environment(query);
+  const PriceSettings ps{options_.size_efficiency, tables_};
   for (std::uint64_t size = from; size <= to; size *= 2) {
     q.bytes = size;
-    const double one = one_island_us(*scratch_, layout, q, PriceSettings{options_.size_efficiency, tables_});
-    price_layout(layout, graphs_of(*scratch_, layout), q, PriceSettings{options_.size_efficiency, tables_}, out.emplace_back(), true, one);
+    const double one = one_island_us(*scratch_, layout, q, ps);
+    price_layout(layout, graphs_of(*scratch_, layout), q, ps, out.emplace_back(), true, one);
     if (size > to / 2) break;
   }
   return out;
@@ -1103,6 +1105,7 @@ void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
                                  bool candidates) const {
   Scratch& s = *scratch_;
   CollectiveCost cost;
+  const PriceSettings ps{options_.size_efficiency, tables_};
   // Pass 1: every query's flows out of every domain. Queries that leave no
   // domain share nothing and are priced at once.
   s.begin_totals();
@@ -1113,7 +1116,7 @@ void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
     if (q.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
     const Layout& layout = analyse(s, fabric_, q.ranks, family_of(q.op), nullptr);
     if (s.weights.empty()) {
-      price_query(s, layout, q, PriceSettings{options_.size_efficiency, tables_}, cost, candidates);
+      price_query(s, layout, q, ps, cost, candidates);
       result(i, cost);
       continue;
     }
@@ -1155,7 +1158,7 @@ void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
     }
     const CollectiveQuery q = in_environment(queries[s.pending[k]]);
     const Layout& layout = analyse(s, fabric_, q.ranks, family_of(q.op), &s.totals);
-    price_query(s, layout, q, PriceSettings{options_.size_efficiency, tables_}, cost, candidates);
+    price_query(s, layout, q, ps, cost, candidates);
     result(s.pending[k], cost);
     for (std::size_t m = first; m < next; ++m) s.totals[s.shares[m].domain] = 0;
   }
