@@ -555,11 +555,11 @@ void SpecReader::read_nccl(const yaml::Node& node, NcclEnvironment& env) {
     auto value = yaml::scalar(entry.second, file_, sink_, "an NCCL variable's value");
     if (!name || !value) continue;
     const SourceLocation where = yaml::where(file_, entry.second);
+    // A known key's bad value is reported at the value, an unknown key at the key.
+    const bool known = *name == kNcclVersionKey ||
+                       std::find(kNcclVariables.begin(), kNcclVariables.end(), *name) != kNcclVariables.end();
     if (std::string problem = apply_nccl_setting(env, {*name, *value, where}); !problem.empty())
-      sink_.error(*name == "NCCL_ALGO" || *name == "NCCL_PROTO" || *name == "NCCL_NVLS_ENABLE" || *name == kNcclVersionKey
-                      ? where
-                      : yaml::where(file_, entry.first),
-                  problem);
+      sink_.error(known ? where : yaml::where(file_, entry.first), problem);
   }
 }
 
