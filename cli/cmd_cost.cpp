@@ -7,6 +7,7 @@
 
 #include "cli_support.hpp"
 #include "command.hpp"
+#include "nccl_version_option.hpp"
 #include "topoplan/cost/byte_size.hpp"
 #include "topoplan/cost/cost_model.hpp"
 #include "topoplan/cost/cost_report.hpp"
@@ -41,12 +42,11 @@ struct CostOptions {
 };
 
 // The NCCL release whose tuner chooses; the topology's without the option.
+// Given to the model rather than the topology, so that `cost` tells the
+// option's release apart from the topology's nccl: environment.
 CostModelOptions model_options(const CostOptions& o) {
   CostModelOptions options;
-  if (o.nccl_version.empty()) return options;
-  std::string problem;
-  options.nccl_version = parse_nccl_version(o.nccl_version, problem);
-  if (!options.nccl_version) throw InputError({"--nccl-version", 0, 0}, problem);
+  options.nccl_version = nccl_version_argument(o.nccl_version);
   return options;
 }
 
@@ -241,10 +241,7 @@ Action setup_cost(CLI::App& command) {
                   "the protocols NCCL may use, in NCCL_PROTO's syntax: Simple, LL,LL128 or ^LL128 "
                   "(default: all, or what the topology's nccl: settings allow)")
       ->option_text("PROTO");
-  command.add_option("--nccl-version", o->nccl_version,
-                     "the NCCL release whose tuner chooses the algorithm and protocol, e.g. 2.26.2 (default: the "
-                     "topology's nccl: version, else the newest the model follows, 2.30)")
-      ->option_text("VERSION");
+  add_nccl_version_option(command, o->nccl_version);
   command.add_option("--ep-kernel", o->ep_kernel,
                      "the library that runs an alltoall as expert-parallel traffic: nccl (default), pplx "
                      "(pplx-kernels, priced by its puts per peer), deepep (DeepEP's normal kernels: NVLink "

@@ -3,6 +3,7 @@
 // whatif, simulate), as a topology file's `nccl: {version: ...}` would.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,10 @@ namespace topoplan::cli {
 
 /// Adds --nccl-version to a command.
 void add_nccl_version_option(CLI::App& command, std::string& version);
+
+/// The option's release; empty when `version` is "". Throws InputError
+/// (located at --nccl-version) for a bad version.
+std::optional<NcclVersion> nccl_version_argument(const std::string& version);
 
 /// `topology` priced as NCCL `version` chooses; unchanged when `version` is
 /// "". Throws InputError (located at --nccl-version) for a bad version.
