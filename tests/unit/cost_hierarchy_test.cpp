@@ -117,6 +117,29 @@ TEST_CASE("a full-rack all-reduce slows as it spans more NVL72 racks, most at mi
   CHECK(large_fall < mid_fall);
 }
 
+TEST_CASE("a tree's chains inside the racks cost what they cost in one rack") {
+  // NCCL's tree chains each NVL72 rack's 72 GPUs whether or not it goes on
+  // to other racks; LL128 moves a one-node chain at 7/9 of its links and a
+  // multi-node tree at 120/128 (tuning.cc). The chains of two racks are no
+  // faster than the one of one rack: the network's rate is not theirs.
+  Topology t = preset("gb200-nvl72:racks=2");
+  CostModel model(t);
+  const auto rack = first(t, 72);
+  const auto racks = first(t, 144);
+  for (std::uint64_t bytes : {std::uint64_t{64} << 20, std::uint64_t{256} << 20}) {
+    CAPTURE(bytes);
+    CollectiveQuery q{rack, Collective::allreduce, bytes, Algorithm::tree};
+    q.protocols = protocol_bit(Protocol::ll128);
+    const CollectiveCost one = model.collective(q);
+    q.ranks = racks;
+    const CollectiveCost two = model.collective(q);
+    REQUIRE(two.islands == 2);
+    CHECK(two.protocol == Protocol::ll128);
+    CHECK(two.time_us - two.latency_us >= one.time_us - one.latency_us);
+    CHECK(two.outside_us > 0);
+  }
+}
+
 TEST_CASE("spreading over leaves behind an 8:1 spine costs the uplinks") {
   Topology t = parse(kLeaves);
   CostModel model(t);

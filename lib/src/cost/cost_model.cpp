@@ -398,15 +398,22 @@ class Pricer {
   }
 
   // The time of algorithm `a` with protocol `p` and latency `latency_us` on
-  // tiers whose time at full bandwidth is `raw_us`: the link model.
+  // tiers whose time at full bandwidth is `raw_us` (`raw_inside_us` of them
+  // inside the groups, when known): the link model.
   double physical_us(Algorithm a, Protocol p, Collective op, double s, double raw_us, double latency_us,
-                     bool inside = false) const {
+                     bool inside = false, double raw_inside_us = -1) const {
     if (!(raw_us < kInf)) return kInf;
     if (p == Protocol::scheduled) return latency_us + raw_us;
     const int proto = tuner_proto(p);
     const double norm = nccl_norm(a, op);
     double bus = raw_us > 0 ? s / (raw_us * 1e3) * norm : kInf;
     bus = protocol_bus(a, p, bus, ring_.channels, false, inside);
+    // A tree's chains inside the groups are the one-node tree's, whatever
+    // runs beyond them: LL128 moves them at NCCL's one-node rate (7/9 of the
+    // links, tuning.cc) where the network side takes 120/128, so leaving an
+    // island never speeds the chains it keeps.
+    if (a == Algorithm::tree && p == Protocol::ll128 && !inside && l_.groups > 1 && raw_inside_us > 0 && !amd())
+      bus = std::min(bus, s / (raw_inside_us * 1e3) * norm * nccl::kTreeLL128FactorOneNode);
     // The heads' rate into the network tree (NCCL's per-channel NVLSTree cap)
     // is a cost of leaving the islands.
     if (a == Algorithm::nvlstree && !inside) {
@@ -838,7 +845,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   bool have = false;
   for (std::size_t i = 0; i < algorithms.count; ++i) {
     const Algorithm a = algorithms.items[i];
-    double raw_us = -1;
+    double raw_us = -1, raw_inside_us = -1;
     for (Protocol p : pricer.protocols(a, query.op, query.bytes)) {
       if ((query.protocols & protocol_bit(p)) == 0) continue;
       const double lat = pricer.latency(a, p, query.op, s);
@@ -850,9 +857,10 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
         if (raw_us < 0) {
           pricer.tiers(a, query.op, s, tiers);
           raw_us = tiers.time_us();
+          raw_inside_us = tiers.time_us(true);
           tiers_of = i;
         }
-        time = pricer.physical_us(a, p, query.op, s, raw_us, step_lat);
+        time = pricer.physical_us(a, p, query.op, s, raw_us, step_lat, false, raw_inside_us);
         if (estimate < 0) estimate = time;
       }
       if (candidates && out.candidate_count < kMaxCandidates)
@@ -882,7 +890,9 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   while (algorithms.items[best_index] != best_algorithm) ++best_index;
   if (tiers_of != best_index) pricer.tiers(best_algorithm, query.op, s, tiers);
   out.tier_count = tiers.count;
-  if (best_time < 0) best_time = pricer.physical_us(best_algorithm, best_protocol, query.op, s, tiers.time_us(), best_latency);
+  if (best_time < 0)
+    best_time = pricer.physical_us(best_algorithm, best_protocol, query.op, s, tiers.time_us(), best_latency, false,
+                                   tiers.time_us(true));
   Priced best_priced;
   best_priced.time_us = best_time;
   best_priced.latency_us = best_latency;
