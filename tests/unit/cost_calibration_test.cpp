@@ -136,9 +136,15 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // all-gather, all-to-all at 16 GiB) and a GCP B200 pair from 8 MiB to
   // 8 GiB: all 4.8 %, 18.7 %, x1.70; check 6.1 %, 22.1 %, x1.70. The B200
   // pair at 8-64 MiB is the worst of them (NVLSTree 16-36 % slow).
-  check_reached("all", s.all, {0.05, 0.19, 1.75});
-  check_reached("fit", s.fit, {0.025, 0.08, 1.20});
-  check_reached("check", s.check, {0.07, 0.235, 1.75});
+  // Then one Blackwell domain runs NCCL's 32 NVLS channels before 2.27.3
+  // (longer loops, the same ceiling) and the channel rate is refitted on
+  // the two domain curves (18.5 -> 19.0 GB/s): CoreWeave's rack on 2.25.1
+  // from +5..+7 % at 0.5-2 GiB to +1..+5 %, OCI's on 2.29.3 from -2..-8 % to
+  // within 5 %: all 4.3 %, 18.7 %, x1.70; fit 1.9 %, 6.2 %, x1.15; check
+  // 5.7 %, 22.1 %, x1.70.
+  check_reached("all", s.all, {0.045, 0.19, 1.75});
+  check_reached("fit", s.fit, {0.025, 0.07, 1.20});
+  check_reached("check", s.check, {0.065, 0.235, 1.75});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

@@ -3,6 +3,7 @@
 // expectations restate the numbers (18 x 25 GB/s x 20.6/25, 8.4 + 14 x 3.4 us
 // ...) instead of asking the model for them.
 #include "topoplan/cost/cost_model.hpp"
+#include "topoplan/cost/nccl_tuning.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -51,11 +52,11 @@ TEST_CASE("NVLS allreduce: (n+1)/n of the data through the switch, two loops of 
   const double s = kGiB;
   // Each GPU serves its slices to the switch's reductions (S) and takes its
   // reduced slice back (S/n); the multicast of the result is the mirror
-  // image. The 16 NVLS channels of a Hopper GPU walk 16 x 18.5 = 296 GB/s
-  // of the buffer, 9/8 of that (333) on the head's links, more than the
+  // image. The 16 NVLS channels of a Hopper GPU walk 16 x 19 = 304 GB/s
+  // of the buffer, 9/8 of that (342) on the head's links, more than the
   // links' 0.85 x 370.8 = 315: the links bind.
   const double nvls = kNvl * 0.85;
-  CHECK(16 * 18.5 * 9 / 8 > nvls);
+  CHECK(16 * nccl::kNvlsChannelBw * 9 / 8 > nvls);
   // A loop is a 128 KiB chunk on every channel of every head (16 x 8 x 128
   // KiB = 16 MiB at 1 GiB); the first loop's scatter and reduce, two loops
   // at the algorithm's rate, are the fill.
@@ -76,15 +77,33 @@ TEST_CASE("NVLS on a 72-GPU domain: the channels, not the links, bind") {
   CostModel model(t);
   CollectiveCost c = model.collective({first(t, 72), Collective::allreduce, std::uint64_t{8} << 30});
   const double s = 8.0 * kGiB;
-  // 24 NVLS channels walk 24 x 18.5 GB/s of the buffer. 32 heads (NCCL's
+  // 24 NVLS channels walk 24 x 19 GB/s of the buffer. 32 heads (NCCL's
   // NVLS arity), the busiest GPUs, each carry 33/32 of it on their links:
-  // 457.9 GB/s < 0.74 x 721.8 = 534. A loop is 32 heads x 24 channels x
+  // 470.3 GB/s < 0.74 x 721.8 = 534. A loop is 32 heads x 24 channels x
   // 128 KiB = 96 MiB, and Blackwell fills four of them (Hopper two).
   CHECK(c.algorithm == Algorithm::nvls);
-  const double nvls = 24 * 18.5 * 33 / 32;
+  const double nvls = 24 * nccl::kNvlsChannelBw * 33 / 32;
   CHECK(nvls < 0.74 * 721.8);
   const double loop = 32.0 * 24 * 128 * 1024;
   CHECK(c.time_us == Approx(25 + us(s * 33 / 32, nvls) + 4 * us(loop * 33 / 32, nvls)).epsilon(1e-9));
+}
+
+TEST_CASE("NVLS in one Blackwell domain before NCCL 2.27.3: 32 channels fill longer loops at the domain's ceiling") {
+  Topology t = preset("gb200-nvl72");
+  const std::uint64_t s = std::uint64_t{16} << 30;
+  const auto ranks = first(t, 72);
+  CostModel newer(t, CostModelOptions{.size_efficiency = true, .nccl_version = NcclVersion{2, 29, 3}});
+  CostModel older(t, CostModelOptions{.size_efficiency = true, .nccl_version = NcclVersion{2, 25, 1}});
+  const CollectiveCost a = newer.collective({ranks, Collective::allreduce, s, Algorithm::nvls});
+  const CollectiveCost b = older.collective({ranks, Collective::allreduce, s, Algorithm::nvls});
+  // The same 24 x 19 GB/s ceiling of the buffer on both...
+  const double nvls = 24 * nccl::kNvlsChannelBw * 33 / 32;
+  CHECK(a.tiers()[0].bandwidth == Approx(nvls));
+  CHECK(b.tiers()[0].bandwidth == Approx(nvls));
+  // ...and a third longer loops before 2.27.3 (32 x 32 heads x 128 KiB
+  // against 24 x 32 x 128 KiB), four of which fill the pipeline.
+  const double fill = 4 * us(32.0 * 32 * 128 * 1024 * 33 / 32, nvls) - 4 * us(24.0 * 32 * 128 * 1024 * 33 / 32, nvls);
+  CHECK(b.time_us - a.time_us == Approx(fill).epsilon(1e-9));
 }
 
 TEST_CASE("NVLS channels walk the same buffer rate on 8 and 72 GPUs of a domain, the head's share costs only links") {
@@ -103,8 +122,8 @@ TEST_CASE("NVLS channels walk the same buffer rate on 8 and 72 GPUs of a domain,
   CHECK(eight.bytes == Approx(static_cast<double>(s) * 9 / 8));
   CHECK(all.bytes == Approx(static_cast<double>(s) * 33 / 32));
   // Both bound by the 24 channels, at the same rate over the buffer: 24 x
-  // 18.5 x 9/8 = 499.5 GB/s of link bytes on 8 GPUs stays under 0.74 x 721.8.
-  const double buffer_rate = 24 * 18.5;
+  // 19 x 9/8 = 513 GB/s of link bytes on 8 GPUs stays under 0.74 x 721.8.
+  const double buffer_rate = 24 * nccl::kNvlsChannelBw;
   CHECK(eight.bandwidth * static_cast<double>(s) / eight.bytes == Approx(buffer_rate));
   CHECK(all.bandwidth * static_cast<double>(s) / all.bytes == Approx(buffer_rate));
   CHECK(eight.bandwidth < 0.74 * 721.8);
@@ -119,7 +138,7 @@ TEST_CASE("NVLSTree over two NVL72 racks: the switch side at one rack's channels
   CollectiveCost two = model.collective({first(t, 144), Collective::allreduce, s});
   REQUIRE(two.algorithm == Algorithm::nvlstree);
   // NCCL runs 32 NVLS channels across two domains with 400G NICs (24 on one),
-  // but the switch side still walks 24 x 18.5 GB/s of the buffer (a head's
+  // but the switch side still walks 24 x 19 GB/s of the buffer (a head's
   // share more on its links): the tree's sends and receives take the extra
   // channels.
   bool found = false;
@@ -127,7 +146,7 @@ TEST_CASE("NVLSTree over two NVL72 racks: the switch side at one rack's channels
     if (tier.tier == Tier::scale_up) {
       found = true;
       // The buffer's bytes per second: the tier's over a head's share.
-      CHECK(tier.bandwidth * static_cast<double>(s) / tier.bytes == Approx(24 * 18.5));
+      CHECK(tier.bandwidth * static_cast<double>(s) / tier.bytes == Approx(24 * nccl::kNvlsChannelBw));
     }
   CHECK(found);
   // Both racks reduce the whole buffer inside and then cross: slower.

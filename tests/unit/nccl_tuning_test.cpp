@@ -31,11 +31,20 @@ TEST_CASE("NVLS channels: 16 on Hopper, 24 in one Blackwell domain, 32 or 24 acr
   // Slower NICs keep the multi-node default.
   CHECK(nccl::nvls_channels(kBlackwell, 4, 25, 8) == 32);
   // Before 2.30 (no ncclNvlsTreeSm100Tuning): 32 across domains whatever
-  // the NICs; one domain keeps 24 (the channel rate is fitted over 24).
+  // the NICs; one domain 24 from 2.27.3 (NVLS_NCHANNELS_SM100_NVL) and 32
+  // before it.
   CHECK(nccl::nvls_channels(kBlackwell, 4, 48, 72, false) == 32);
   CHECK(nccl::nvls_channels(kBlackwell, 4, 96, 8, false) == 32);
   CHECK(nccl::nvls_channels(kBlackwell, 1, 0, 72, false) == 24);
+  CHECK(nccl::nvls_channels(kBlackwell, 1, 0, 72, false, false) == 32);
+  CHECK(nccl::nvls_channels(kBlackwell, 4, 48, 72, false, false) == 32);
   CHECK(nccl::nvls_channels(kHopper, 4, 48, 8, false) == 16);
+  CHECK(nccl::nvls_channels(kHopper, 1, 0, 8, false, false) == 16);
+  // The releases: 32 in one domain up to 2.26, 24 from 2.27.3.
+  CHECK_FALSE(nccl::tuner_tables(NcclVersion{2, 25, 1}).nvls_one_domain_24);
+  CHECK_FALSE(nccl::tuner_tables(NcclVersion{2, 26, 6}).nvls_one_domain_24);
+  CHECK(nccl::tuner_tables(NcclVersion{2, 27, 3}).nvls_one_domain_24);
+  CHECK(nccl::newest_tuner_tables().nvls_one_domain_24);
 }
 
 TEST_CASE("NVLSTree chunk: 128 KiB, 64 KiB from four nodes on, Blackwell's own table across nodes") {

@@ -109,7 +109,7 @@ class Pricer {
         ring_(graphs.ring),
         nvls_(graphs.nvls),
         nvls_channels_(nccl::nvls_channels(layout.arch, layout.groups, layout.nic_mean_min, layout.min_group,
-                                           tt_.nvls_sm100_tuning)) {}
+                                           tt_.nvls_sm100_tuning, tt_.nvls_one_domain_24)) {}
 
   // Whether `algorithm` can run `op` on these ranks; `why` (when given) says
   // why not. Messages are only built on request: auto asks this for every
@@ -549,7 +549,8 @@ class Pricer {
       // heads: NCCL's graph across domains may keep fewer, each head a
       // NIC), so spanning domains never speeds the NVLS side; the network
       // hops come on top.
-      const int one_domain = std::min(nvls_channels_, nccl::nvls_channels(l_.arch, 1, 0, 0));
+      const int one_domain =
+          std::min(nvls_channels_, nccl::nvls_channels(l_.arch, 1, 0, 0, true, tt_.nvls_one_domain_24));
       const int alone = static_cast<int>(std::min<std::uint32_t>(nccl::kMaxNvlsArity, std::max(l_.min_group, 1U)));
       const double share = static_cast<double>(alone + 1) / alone;
       const double alone_alg = nvls_bw(share) / share;
@@ -756,7 +757,10 @@ class Pricer {
   // domains NCCL gives NVLS more channels (32 against 24 on one Blackwell
   // domain), but NVLSTree's channels also run the network tree's sends and
   // receives: the switch side moves no more than one domain's channels do,
-  // so spanning more domains never speeds it.
+  // so spanning more domains never speeds it. The 24 channels of one domain
+  // are its ceiling in every release: before 2.27.3 NCCL launched 32 there,
+  // and CoreWeave's rack on 2.25.1 (a1-a5) runs no faster for them; their
+  // longer loops cost fill (nvls_fill_us).
   double nvls_bw(double share) const {
     const int one_domain = nccl::nvls_channels(l_.arch, 1, 0, 0);
     const double channels = std::min(nvls_channels_, one_domain) * nccl::kNvlsChannelBw;

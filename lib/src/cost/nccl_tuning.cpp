@@ -95,9 +95,14 @@ constexpr TunerTables release(NcclVersion since, std::array<double, 3> b_ring_ll
 constexpr std::array<double, 3> kOldBlackwellRingLL128 = {2 * 36.7, 2 * 36.7, 2 * 36.7};
 constexpr std::array<double, 3> kNewBlackwellTreeLL128 = {55.6, 31.67, 20.0};
 constexpr std::array<double, 3> kNewBlackwellTree = {70.0, 42.8, 24.0};
+// Before 2.27.3 one Blackwell domain ran NVLS on 32 channels.
+constexpr TunerTables one_domain_32(TunerTables t) {
+  t.nvls_one_domain_24 = false;
+  return t;
+}
 constexpr std::array<TunerTables, 7> kReleases = {
-    release({2, 0, 0}, kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0, 14,
-            false, false, false),
+    one_domain_32(release({2, 0, 0}, kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0},
+                          {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0, 14, false, false, false)),
     release({2, 27, 3}, kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0,
             14, false, true, false),
     release({2, 28, 3}, kOldBlackwellRingLL128, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.1, 14, true, true,
@@ -196,9 +201,10 @@ NvlsGraph nvls_graph(int arch, bool inter, int gpus, double switch_bw, double ni
   return g;
 }
 
-int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t ppn, bool sm100_tuning) {
+int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t ppn, bool sm100_tuning,
+                  bool one_domain_24) {
   if (arch < 3) return 16;
-  if (nodes <= 1) return 24;
+  if (nodes <= 1) return one_domain_24 ? 24 : 32;
   if (!sm100_tuning) return 32;
   if (nodes == 2 && nic_bw >= 48) return 32;
   if (nic_bw >= 96) return ppn <= 8 ? 24 : 32;

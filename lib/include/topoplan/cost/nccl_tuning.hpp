@@ -81,6 +81,10 @@ struct TunerTables {
   /// per domain (nvls_channels, nvlstree_chunk); before, 32 channels across
   /// domains and NVLSTree's 128 KiB chunk (64 KiB from 4 domains).
   bool nvls_sm100_tuning = true;
+  /// 2.27.3 on (src/transport/nvls.cc NVLS_NCHANNELS_SM100_NVL): 24 NVLS
+  /// channels inside one Blackwell NVLink domain; before, the 32 it launches
+  /// across domains (NVLS_NCHANNELS_SM100) there too.
+  bool nvls_one_domain_24 = true;
 };
 
 /// The tables of `version`'s release; the newest with no version.
@@ -96,15 +100,15 @@ inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 /// (all_reduce.h), so the channels bound the buffer's bytes and a head's
 /// extra share costs only on its links. Not an NCCL constant: fitted, with
 /// the fill of kNvlsFillLoops, on the two published curves of a whole GB200
-/// NVLink domain: CoreWeave's 72 GPUs on NCCL 2.25.1 (a1-a5) and OCI's 64 on
-/// NCCL 2.29.3 (a120-a126), over the 24 channels NCCL gives one Blackwell
-/// domain today. 18.5 holds both within 8 %: the older NCCL (32 CTAs) runs
-/// 3-7 % above it at 0.5-2 GiB, the newer one 5-8 % below from 8 GiB on
-/// (the runs differ by NCCL, driver and system; topoplan-cost(7), "NVLS").
-/// Checked on 8 GPUs: MGHPCC's B200 node (a70-a74) and lixueduan.com's GB200
-/// trays (a12) run 1-8 % above it. On 8 H100s the links bind (16 x 18.5 x
-/// 9/8 = 333 > 0.85 x 370.8 = 315).
-inline constexpr double kNvlsChannelBw = 18.5;
+/// NVLink domain: CoreWeave's 72 GPUs on NCCL 2.25.1 (a1-a5, whose 32 CTAs
+/// make longer loops, TunerTables::nvls_one_domain_24) and OCI's 64 on NCCL
+/// 2.29.3 (a120-a126), over the 24 channels of a domain's ceiling. 19.0
+/// minimises their squared relative errors and holds both within 5 %
+/// (topoplan-cost(7), "NVLS"). Checked on later curves: a GB200 rack on
+/// 2.29.2 (a127-a135) and a GB300 rack (a136-a140) within 10 %, MGHPCC's B200
+/// node (a71-a74) within 7 %. On 8 H100s the links bind (16 x 19 x 9/8 =
+/// 342 > 0.85 x 370.8 = 315).
+inline constexpr double kNvlsChannelBw = 19.0;
 
 /// Loops of an NVLS all-reduce's pipeline fill, by architecture (all-gather
 /// and reduce-scatter, which run two stages instead of three, half as many).
@@ -188,10 +192,11 @@ NvlsGraph nvls_graph(int arch, bool inter, int gpus, double switch_bw, double ni
 /// of >= 48 GB/s, 24 for more domains with NICs of >= 48 GB/s (32 with NICs
 /// of >= 96 GB/s and more than 8 GPUs per domain). Without `sm100_tuning`
 /// (releases before 2.30, TunerTables::nvls_sm100_tuning) 32 across domains
-/// whatever the NICs (NVLS_NCHANNELS_SM100). One domain keeps 24 for every
-/// release: NCCL before 2.27.3 launched 32 there, but kNvlsChannelBw is
-/// fitted over 24 (topoplan-cost(7), LIMITS).
-int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t ppn, bool sm100_tuning = true);
+/// whatever the NICs (NVLS_NCHANNELS_SM100). Without `one_domain_24`
+/// (releases before 2.27.3, TunerTables::nvls_one_domain_24) one domain
+/// runs those 32 too.
+int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t ppn, bool sm100_tuning = true,
+                  bool one_domain_24 = true);
 
 /// Bytes that leave the busiest node of NCCL's double binary tree per byte of
 /// the buffer (trees.cc ncclGetDtree: a btree and its mirror or shift, each
