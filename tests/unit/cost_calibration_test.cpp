@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 172.
-  REQUIRE(s.results.size() == 222);
+  // The team's 50 points and topoplan's 190.
+  REQUIRE(s.results.size() == 240);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -142,6 +142,9 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // from +5..+7 % at 0.5-2 GiB to +1..+5 %, OCI's on 2.29.3 from -2..-8 % to
   // within 5 %: all 4.3 %, 18.7 %, x1.70; fit 1.9 %, 6.2 %, x1.15; check
   // 5.7 %, 22.1 %, x1.70.
+  // Then a173-a190, two AWS p5 over EFA (a topology file whose EFA link
+  // latency a173, 8 B, sets): 1 MiB-16 GiB within 18 %, 64 KiB 32 % fast;
+  // multi-node median 5.7 % -> 4.9 %, p90 22.1 % -> 19.1 %.
   check_reached("all", s.all, {0.045, 0.19, 1.75});
   check_reached("fit", s.fit, {0.025, 0.07, 1.20});
   check_reached("check", s.check, {0.065, 0.235, 1.75});
