@@ -83,6 +83,8 @@ constexpr TunerTables release(NcclVersion since, std::array<double, 3> b_ring_ll
   t.ll128_over_c2c = c2c;
   t.nvlstree_correction = correction;
   t.nvls_sm100_tuning = sm100_tuning;
+  // NVLS_NCHANNELS_SM100_NVL (24 in one Blackwell domain) came with 2.27.3.
+  t.nvls_one_domain_24 = since >= NcclVersion{2, 27, 3};
   return t;
 }
 
@@ -95,14 +97,9 @@ constexpr TunerTables release(NcclVersion since, std::array<double, 3> b_ring_ll
 constexpr std::array<double, 3> kOldBlackwellRingLL128 = {2 * 36.7, 2 * 36.7, 2 * 36.7};
 constexpr std::array<double, 3> kNewBlackwellTreeLL128 = {55.6, 31.67, 20.0};
 constexpr std::array<double, 3> kNewBlackwellTree = {70.0, 42.8, 24.0};
-// Before 2.27.3 one Blackwell domain ran NVLS on 32 channels.
-constexpr TunerTables one_domain_32(TunerTables t) {
-  t.nvls_one_domain_24 = false;
-  return t;
-}
 constexpr std::array<TunerTables, 7> kReleases = {
-    one_domain_32(release({2, 0, 0}, kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0},
-                          {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0, 14, false, false, false)),
+    release({2, 0, 0}, kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0, 14,
+            false, false, false),
     release({2, 27, 3}, kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0,
             14, false, true, false),
     release({2, 28, 3}, kOldBlackwellRingLL128, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.1, 14, true, true,
