@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 190.
-  REQUIRE(s.results.size() == 240);
+  // The team's 50 points and topoplan's 192.
+  REQUIRE(s.results.size() == 242);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -145,18 +145,24 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // Then a173-a190, two AWS p5 over EFA (a topology file whose EFA link
   // latency a173, 8 B, sets): 1 MiB-16 GiB within 18 %, 64 KiB 32 % fast;
   // multi-node median 5.7 % -> 4.9 %, p90 22.1 % -> 19.1 %.
+  // Then DeepEP's normal kernels across nodes move what a GPU receives no
+  // faster than their 12 forwarding SMs copy it (one rate, fitted on c18):
+  // c50, DeepEP on two H200 nodes, from an outlier at +110 % to a check at
+  // +10 %, a51 +21 % -> +5 %; a191-a192, the same run's combine and FP8
+  // dispatch, +1 % and +13 %: all 4.3 %, 18.4 %, x1.70; fit 1.7 %, 5.1 %,
+  // x1.09; check 5.7 %, 19.3 %, x1.70.
   check_reached("all", s.all, {0.045, 0.19, 1.75});
-  check_reached("fit", s.fit, {0.025, 0.07, 1.20});
-  check_reached("check", s.check, {0.065, 0.235, 1.75});
+  check_reached("fit", s.fit, {0.02, 0.06, 1.15});
+  check_reached("check", s.check, {0.065, 0.20, 1.75});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());
   // c21 and c29, and since 2026-12-04 two MI300X runs whose software or
   // setup, not the hardware, sets the figure (a54: an RCCL build 3x faster
   // at 1 MiB than c43's on the same GPUs; a64: a fixed ~220 us a call).
-  // c50 (DeepEP on two H200 nodes, compared as DeepEP counts since
-  // 2026-12-04) is below every link: its kernel's SM limit is not modelled.
-  CHECK(s.outliers.count <= 5);
+  // c50 (DeepEP on two H200 nodes) was one until 2026-12-06, when the
+  // forwarding SMs' rate priced it.
+  CHECK(s.outliers.count <= 4);
   CHECK(s.outliers.worst_ratio < 6.5);
   for (const CalibrationResult& r : s.results) {
     INFO(r.point.id);

@@ -186,6 +186,45 @@ TEST_CASE("DeepEP normal kernels forward through NVLink across nodes and send di
     if (tier.tier == Tier::scale_up) CHECK(tier.bytes == Approx(kBytes224 / 8.0 * deepep_routing(8, 1).gpus * 7 / 8));
 }
 
+TEST_CASE("DeepEP's forwarding SMs bound two nodes whatever their NVLinks but not four") {
+  auto load = [](const std::string& name) {
+    return load_topology(name, [](const std::string&) { return std::optional<std::string>(); });
+  };
+  constexpr std::uint64_t kBytes448 = 469762048;  // 4096 tokens x top-8 x 7168 x 2 B
+  struct Run {
+    CollectiveCost cost;
+    EpDispatchTerms terms;
+  };
+  auto run = [&](const std::string& name, std::size_t ranks) {
+    const Topology t = load(name);
+    const CostModel m(t);
+    Run r;
+    r.cost = ep_collective(m, {first(t, ranks), Collective::alltoall, kBytes448}, EpKernel::deepep,
+                           EpPhase::dispatch, 0, &r.terms);
+    return r;
+  };
+  const Run h800 = run("h800:nodes=2", 16);
+  const Run h200 = run("dgx-h200:nodes=2", 16);
+  // H200 has 18 NVLinks to H800's 8: the links alone would make it much
+  // faster, but every byte a GPU receives passes through the same 12
+  // forwarding SMs, so both take the forwarders' time.
+  REQUIRE(h800.terms.forward_us > 0);
+  CHECK(h200.terms.forward_us == Approx(h800.terms.forward_us));
+  CHECK(h200.terms.wire_us == Approx(h200.terms.forward_us));
+  CHECK(h200.cost.time_us == Approx(h800.cost.time_us).epsilon(0.02));
+  // The bound shows on the NVLink tier, the bottleneck.
+  REQUIRE(h200.cost.bottleneck != kNone);
+  CHECK(h200.cost.tiers()[h200.cost.bottleneck].tier == Tier::scale_up);
+  // On four nodes a token reaches fewer GPUs of each node: the NIC binds.
+  const Run four = run("h800:nodes=4", 32);
+  REQUIRE(four.terms.forward_us > 0);
+  CHECK(four.terms.forward_us < four.terms.wire_us);
+  REQUIRE(four.cost.bottleneck != kNone);
+  CHECK(is_outside(four.cost.tiers()[four.cost.bottleneck].tier));
+  // Inside one node the kernel sends directly: no forwarders.
+  CHECK(run("h800:nodes=1", 8).terms.forward_us == 0);
+}
+
 namespace {
 
 // C(n, k) / C(n0, k) the long way, for the routing's closed form.

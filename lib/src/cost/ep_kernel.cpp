@@ -74,6 +74,23 @@ constexpr double kRoutedExperts = 256;
 constexpr double kTopK = 8;
 constexpr double kTopGroups = 4;
 
+// Across nodes the normal kernels pair their SMs into channels, one SM of each
+// pair forwarding what arrives over RDMA to the GPUs of its node over NVLink
+// (dispatch: even SMs, 8 forwarder warps, one per NVLink peer; combine: odd
+// SMs, which reduce what the peers send and put it on RDMA; csrc/kernels/
+// legacy/internode.cu @dd758caf), on the 24 SMs DeepEP's test gives them
+// (tests/legacy/test_internode.py num_sms = 24; Buffer's default is 20). Every
+// byte a GPU receives passes through one of those 12 SMs, so their copy rate
+// bounds the NVLink side whatever the links: on 2 nodes, where each token goes
+// to both nodes and about 6.5 GPUs, H800 (8 NVLinks, 43 GB/s counted as
+// DeepEP's test counts RDMA bytes, c18) and H200 (18 NVLinks, 40.89 GB/s and
+// 133.78 GB/s received over NVLink, DeepEP issue 493) reach the same rate
+// while the NIC carries 20-22 GB/s of its 50. The rate of one forwarding SM
+// is fitted on c18 alone; from 4 nodes on a token reaches fewer GPUs of each
+// node and the NIC binds first (a48, a49, a52, a53).
+constexpr double kDeepEpForwarderSms = 24.0 / 2;
+constexpr double kDeepEpForwardGBpsPerSm = 13.55;
+
 // The chance that none of `pick` experts drawn without replacement from `pool`
 // falls among `held` of them: C(pool - held, pick) / C(pool, pick).
 double none_drawn(double pool, double held, double pick) {
@@ -191,6 +208,10 @@ CollectiveCost ep_kernel_cost(EpKernel kernel, EpPhase phase, const CollectiveCo
     const double old_outside = per_rank * (n - 1) / n;
     const double new_inside = per_rank / r.top_k * r.gpus * (ranks - 1) / ranks;
     const double new_outside = per_rank / r.top_k * r.remote_nodes;
+    // Across islands, what each GPU receives (its own tokens included) passes
+    // through the forwarding SMs: the NVLink side moves no faster than they copy.
+    if (cost.islands > 1)
+      t.forward_us = per_rank / r.top_k * r.gpus / (kDeepEpForwarderSms * kDeepEpForwardGBpsPerSm * 1e3);
     double wire_us = 0;
     double inside_us = 0;
     for (std::size_t i = 0; i < cost.tier_count; ++i) {
@@ -199,6 +220,10 @@ CollectiveCost ep_kernel_cost(EpKernel kernel, EpPhase phase, const CollectiveCo
       const double scale = inside ? new_inside / old_inside : (old_outside > 0 ? new_outside / old_outside : 1.0);
       tier.bytes *= scale;
       tier.time_us *= scale;
+      if (tier.tier == Tier::scale_up && t.forward_us > tier.time_us) {
+        tier.time_us = t.forward_us;
+        tier.bandwidth = tier.bytes / (tier.time_us * 1e3);
+      }
       if (tier.time_us > wire_us && cost.bottleneck != kNone) cost.bottleneck = static_cast<std::uint32_t>(i);
       wire_us = std::max(wire_us, tier.time_us);
       if (inside) inside_us = std::max(inside_us, tier.time_us);
