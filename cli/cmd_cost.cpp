@@ -184,11 +184,12 @@ int run_cost(const CostOptions& o) {
   CostModel model(topology, model_options(o));
   query.ranks = ranks;
   if (kernel != EpKernel::nccl) {
-    CollectiveCost cost = ep_collective(model, query, kernel, *phase, message);
+    EpKernelReport report{kernel, *phase, {}};
+    const CollectiveCost cost = ep_collective(model, query, kernel, *phase, message, &report.terms);
     if (o.format == Format::json)
-      write_cost_json(std::cout, model, cost);
+      write_cost_json(std::cout, model, cost, &report);
     else
-      write_cost_text(std::cout, model, cost);
+      write_cost_text(std::cout, model, cost, &report);
     return kSuccess;
   }
   if (range) {

@@ -48,7 +48,8 @@ std::string scope(const CostModel& model, const CollectiveCost& c) {
                      plural(c.islands, "scale-up island"));
 }
 
-void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCost& c) {
+void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCost& c,
+                      const EpKernelReport* kernel = nullptr) {
   const Topology& t = model.topology();
   j.begin_object();
   j.field("collective", collective_name(c.op));
@@ -77,6 +78,16 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
   j.field("algbw_gbps", c.algbw_gbps, 3);
   j.field("busbw_gbps", c.busbw_gbps, 3);
   j.field("bottleneck", bottleneck_text(model, c));
+  if (kernel) {
+    j.key("kernel").begin_object();
+    j.field("name", ep_kernel_name(kernel->kernel));
+    j.field("phase", ep_phase_name(kernel->phase));
+    j.field("fixed_us", kernel->terms.fixed_us, 3);
+    j.field("per_put_us", kernel->terms.per_put_us, 3);
+    j.field("wire_us", kernel->terms.wire_us, 3);
+    j.field("forward_us", kernel->terms.forward_us, 3);
+    j.end_object();
+  }
   j.key("levels").begin_array();
   for (const TierCost& tier : c.tiers()) {
     j.begin_object();
@@ -143,7 +154,24 @@ std::string bottleneck_text(const CostModel& model, const CollectiveCost& cost) 
   return fmt::format("{} {}", what, tier_where(model.topology(), model.fabric(), t));
 }
 
-void write_cost_text(std::ostream& out, const CostModel& model, const CollectiveCost& c) {
+std::string ep_kernel_text(const EpKernelReport& k) {
+  std::string text = fmt::format("{} {}:", ep_kernel_name(k.kernel), ep_phase_name(k.phase));
+  const EpDispatchTerms& t = k.terms;
+  if (k.kernel == EpKernel::deepep) {
+    text += fmt::format(" links {} us", fixed(t.wire_us, 3));
+    if (t.forward_us > 0)
+      text += fmt::format(", forwarding SMs {} us{}", fixed(t.forward_us, 3),
+                          t.forward_us > t.wire_us ? " (the bound)" : "");
+    return text;
+  }
+  if (k.kernel == EpKernel::nccl) return text + fmt::format(" wire {} us", fixed(t.wire_us, 3));
+  text += fmt::format(" fixed {} us", fixed(t.fixed_us, 3));
+  if (t.per_put_us > 0) text += fmt::format(" + puts {} us", fixed(t.per_put_us, 3));
+  return text + fmt::format(" + wire {} us", fixed(t.wire_us, 3));
+}
+
+void write_cost_text(std::ostream& out, const CostModel& model, const CollectiveCost& c,
+                     const EpKernelReport* kernel) {
   const Topology& t = model.topology();
   fmt::print(out, "{} of {} ({} B) on {}\n", collective_name(c.op), format_byte_size(c.bytes), c.bytes,
              scope(model, c));
@@ -153,6 +181,7 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
     return;
   }
   fmt::print(out, "  algorithm   {}{}\n", method(c), c.forced ? " (requested)" : " (auto)");
+  if (kernel) fmt::print(out, "  kernel      {}\n", ep_kernel_text(*kernel));
   if (!t.nccl_environment().empty())
     fmt::print(out, "  nccl env    {} (the topology's)\n", t.nccl_environment().describe());
   if (const std::string release = option_release(model); !release.empty())
@@ -191,9 +220,10 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
   }
 }
 
-void write_cost_json(std::ostream& out, const CostModel& model, const CollectiveCost& c) {
+void write_cost_json(std::ostream& out, const CostModel& model, const CollectiveCost& c,
+                     const EpKernelReport* kernel) {
   JsonWriter j(out);
-  write_point_json(j, model, c);
+  write_point_json(j, model, c, kernel);
 }
 
 void write_sweep_text(std::ostream& out, const CostModel& model, std::span<const CollectiveCost> sweep) {

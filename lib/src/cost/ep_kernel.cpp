@@ -212,7 +212,8 @@ CollectiveCost ep_kernel_cost(EpKernel kernel, EpPhase phase, const CollectiveCo
     // through the forwarding SMs: the NVLink side moves no faster than they copy.
     if (cost.islands > 1)
       t.forward_us = per_rank / r.top_k * r.gpus / (kDeepEpForwarderSms * kDeepEpForwardGBpsPerSm * 1e3);
-    double wire_us = 0;
+    double links_us = 0;  // the busiest tier at the links' rates
+    double bound_us = 0;  // ... and with the forwarders' bound on NVLink
     double inside_us = 0;
     for (std::size_t i = 0; i < cost.tier_count; ++i) {
       TierCost& tier = cost.tier_data[i];
@@ -220,21 +221,24 @@ CollectiveCost ep_kernel_cost(EpKernel kernel, EpPhase phase, const CollectiveCo
       const double scale = inside ? new_inside / old_inside : (old_outside > 0 ? new_outside / old_outside : 1.0);
       tier.bytes *= scale;
       tier.time_us *= scale;
+      links_us = std::max(links_us, tier.time_us);
       if (tier.tier == Tier::scale_up && t.forward_us > tier.time_us) {
         tier.time_us = t.forward_us;
         tier.bandwidth = tier.bytes / (tier.time_us * 1e3);
       }
-      if (tier.time_us > wire_us && cost.bottleneck != kNone) cost.bottleneck = static_cast<std::uint32_t>(i);
-      wire_us = std::max(wire_us, tier.time_us);
+      if (tier.time_us > bound_us && cost.bottleneck != kNone) cost.bottleneck = static_cast<std::uint32_t>(i);
+      bound_us = std::max(bound_us, tier.time_us);
       if (inside) inside_us = std::max(inside_us, tier.time_us);
     }
     // The bandwidth part of the wire's time (its size ramp included) shrinks
-    // as its busiest tier does; the latency stays.
-    if (t.wire_us > 0) cost.time_us = cost.latency_us + (cost.time_us - cost.latency_us) * wire_us / t.wire_us;
-    t.wire_us = wire_us;
+    // or grows as its busiest tier does; the latency stays.
+    if (t.wire_us > 0) cost.time_us = cost.latency_us + (cost.time_us - cost.latency_us) * bound_us / t.wire_us;
+    t.wire_us = links_us;
     cost.algbw_gbps = per_rank / (cost.time_us * 1e3);
     cost.busbw_gbps = cost.algbw_gbps * bus_factor(Collective::alltoall, cost.ranks);
-    cost.outside_us = cost.islands > 1 ? std::max(0.0, wire_us - inside_us) : 0.0;
+    cost.outside_us = cost.islands > 1 ? std::max(0.0, bound_us - inside_us) : 0.0;
+    // NCCL's candidates priced NCCL's kernels: they do not apply.
+    cost.candidate_count = 0;
     if (terms) *terms = t;
     return cost;
   }

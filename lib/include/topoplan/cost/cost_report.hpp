@@ -8,6 +8,7 @@
 #include <string>
 
 #include "topoplan/cost/cost_model.hpp"
+#include "topoplan/cost/ep_kernel.hpp"
 
 namespace topoplan {
 
@@ -18,8 +19,20 @@ std::string tier_where(const Topology& topology, const FabricProfile& fabric, co
 /// `latency`, or the limiting tier and where it is.
 std::string bottleneck_text(const CostModel& model, const CollectiveCost& cost);
 
-void write_cost_text(std::ostream& out, const CostModel& model, const CollectiveCost& cost);
-void write_cost_json(std::ostream& out, const CostModel& model, const CollectiveCost& cost);
+/// An expert-parallel kernel's terms beside the cost they make up
+/// (ep_collective), which `cost --ep-kernel` prints.
+struct EpKernelReport {
+  EpKernel kernel = EpKernel::nccl;
+  EpPhase phase = EpPhase::dispatch;
+  EpDispatchTerms terms;
+};
+/// "pplx dispatch: fixed 100.5 us + puts 430.5 us + wire 76.5 us", or for
+/// DeepEP's normal kernels the links' time and the forwarding SMs'.
+std::string ep_kernel_text(const EpKernelReport& kernel);
+void write_cost_text(std::ostream& out, const CostModel& model, const CollectiveCost& cost,
+                     const EpKernelReport* kernel = nullptr);
+void write_cost_json(std::ostream& out, const CostModel& model, const CollectiveCost& cost,
+                     const EpKernelReport* kernel = nullptr);
 
 /// A sweep: every entry prices the same query at another size.
 void write_sweep_text(std::ostream& out, const CostModel& model, std::span<const CollectiveCost> sweep);

@@ -45,8 +45,8 @@ bool ep_kernel_uses_message(EpKernel kernel);
 struct EpDispatchTerms {
   double fixed_us = 0;    // launch and signalling; pplx dispatch: the token-count exchange with every remote peer
   double per_put_us = 0;  // pplx: puts each peer receives x the cost of one put
-  double wire_us = 0;     // the bytes over the busiest tier of the link model
-  double forward_us = 0;  // DeepEP's normal kernels across islands: what a GPU receives through its forwarding SMs
+  double wire_us = 0;     // the bytes over the busiest tier of the link model, at the links' rates
+  double forward_us = 0;  // DeepEP's normal kernels across islands: what a GPU receives, through its forwarding SMs
 };
 
 /// Where DeepEP's normal kernels send a token (DeepSeek-V3's node-limited
