@@ -71,8 +71,10 @@ DeepEpRouting deepep_routing(std::uint32_t ranks, std::uint32_t nodes);
 Algorithm ep_wire_algorithm(const CostModel& model, EpKernel kernel, std::span<const DeviceId> ranks);
 
 /// The kernel's time from the link model's cost of its all-to-all (`wire`,
-/// priced with ep_wire_algorithm, alone or under contention): NCCL and
-/// DeepEP's normal kernels are the wire cost itself; pplx-kernels and DeepEP's
+/// priced with ep_wire_algorithm, alone or under contention): NCCL's is the
+/// wire cost itself, DeepEP's normal kernels its bytes cut to the nodes and
+/// GPUs a token reaches, the NVLink side no faster than the forwarding SMs
+/// across islands (EpDispatchTerms::forward_us); pplx-kernels and DeepEP's
 /// low-latency kernels replace NCCL's time by their own terms plus the wire
 /// time of the busiest tier. `message_bytes` (one token's hidden state) must
 /// be above 0 where ep_kernel_uses_message.
