@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 202.
-  REQUIRE(s.results.size() == 252);
+  // The team's 50 points and topoplan's 212.
+  REQUIRE(s.results.size() == 262);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -157,6 +157,15 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // 256 MiB, 16-33 % slow from 8 B to 16 MiB, where the MI300X pair of a59
   // on RCCL 2.22.3 is 23 % fast: all 4.4 %, 18.7 %, x1.70; check 5.7 %,
   // 22.2 %, x1.70.
+  // Then NVLSTree's channels walk 5/7 of one domain's pace on Blackwell
+  // (kNvlsTreeChannelShare: 5 gather warps against 7, all_reduce.h):
+  // CoreWeave's two racks at 1-16 GiB from +0..+8 % to -3..+3 % (512 MiB
+  // -10 % -> -12 %); and a203-a212, OCI's GB200 over 2 and 3 racks (16
+  // trays each, NCCL 2.27.3: +2 %, +8 %; +6 % and +13 % at the old pace),
+  // its GB300 over 2 racks (2.28.7: +13..+15 %, +19..+20 % at the old pace)
+  // and one-domain runs of 8 and 64 GPUs (-12..-5 %): all 4.3 %, 18.7 %,
+  // x1.70; check 5.7 %, 22.1 %, x1.70; multi-rack-nvl72 median 7.0 ->
+  // 5.6 %.
   check_reached("all", s.all, {0.045, 0.19, 1.75});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
   check_reached("check", s.check, {0.065, 0.23, 1.75});

@@ -130,25 +130,36 @@ TEST_CASE("NVLS channels walk the same buffer rate on 8 and 72 GPUs of a domain,
   CHECK(eight.bandwidth > all.bandwidth);
 }
 
-TEST_CASE("NVLSTree over two NVL72 racks: the switch side at one rack's channels, never faster than one rack") {
-  Topology t = preset("gb200-nvl72:racks=2");
+TEST_CASE("NVLSTree over NVL72 racks: channels at NVLSTree's copy pace, never faster than one rack") {
+  Topology t = preset("gb200-nvl72:racks=4");
   CostModel model(t);
   const std::uint64_t s = std::uint64_t{1} << 30;
   CollectiveCost one = model.collective({first(t, 72), Collective::allreduce, s});
   CollectiveCost two = model.collective({first(t, 144), Collective::allreduce, s});
+  CollectiveCost four = model.collective({first(t, 288), Collective::allreduce, s});
   REQUIRE(two.algorithm == Algorithm::nvlstree);
-  // NCCL runs 32 NVLS channels across two domains with 400G NICs (24 on one),
-  // but the switch side still walks 24 x 19 GB/s of the buffer (a head's
-  // share more on its links): the tree's sends and receives take the extra
-  // channels.
-  bool found = false;
-  for (const TierCost& tier : two.tiers())
-    if (tier.tier == Tier::scale_up) {
-      found = true;
-      // The buffer's bytes per second: the tier's over a head's share.
-      CHECK(tier.bandwidth * static_cast<double>(s) / tier.bytes == Approx(24 * nccl::kNvlsChannelBw));
-    }
-  CHECK(found);
+  REQUIRE(four.algorithm == Algorithm::nvlstree);
+  // The buffer's bytes per second on the switch side: the tier's over a
+  // head's share.
+  auto walked = [&](const CollectiveCost& c) {
+    for (const TierCost& tier : c.tiers())
+      if (tier.tier == Tier::scale_up) return tier.bandwidth * static_cast<double>(s) / tier.bytes;
+    return 0.0;
+  };
+  // One rack: 24 channels at a domain's pace.
+  CHECK(walked(one) == Approx(24 * nccl::kNvlsChannelBw));
+  // NCCL 2.30 runs 32 NVLS channels across two domains with 400G NICs and
+  // 24 across four or more (ncclNvlsTreeSm100Tuning); an NVLSTree CTA gives
+  // 5 warps to its gather where one domain's gives 7 (all_reduce.h), so each
+  // channel walks 5/7 of a domain's pace: 32 channels just under one rack's
+  // 24, 24 channels a quarter less.
+  CHECK(walked(two) == Approx(32 * nccl::kNvlsChannelBw * 5 / 7));
+  CHECK(walked(four) == Approx(24 * nccl::kNvlsChannelBw * 5 / 7));
+  CHECK(walked(two) < walked(one));
+  // Before 2.30 NCCL launched 32 channels across any number of domains.
+  CostModel older(t, CostModelOptions{.size_efficiency = true, .nccl_version = NcclVersion{2, 29, 7}});
+  CHECK(walked(older.collective({first(t, 288), Collective::allreduce, s})) ==
+        Approx(32 * nccl::kNvlsChannelBw * 5 / 7));
   // Both racks reduce the whole buffer inside and then cross: slower.
   CHECK(two.time_us > one.time_us);
   CHECK(two.outside_us > 0);

@@ -88,26 +88,21 @@ TEST_CASE("a full-rack all-reduce slows as it spans more NVL72 racks, most at mi
   const std::array<std::uint32_t, 5> racks = {1, 2, 4, 8, 20};
   for (std::size_t i = 1; i < racks.size(); ++i) {
     CAPTURE(racks[i]);
-    // Every span is slower than one rack.
-    CHECK(busbw(racks[i], mid) < busbw(1, mid));
-    CHECK(busbw(racks[i], half) < busbw(1, half));
-    // At 16 GiB the NVLS side binds on every rack count: the time still
-    // rises with every rack (the tree's latency and network hops), while
-    // busbw's 2(n-1)/n normalisation holds it within 1 % (CoreWeave's two
-    // racks measure 3 % under one: a gap topoplan-cost(7) states).
-    CHECK(time(racks[i], large) > time(racks[i - 1], large));
-    CHECK(busbw(racks[i], large) == Approx(busbw(racks[0], large)).epsilon(0.01));
-    // At 512 MiB each span is slower than the one before. From four racks
-    // on NCCL keeps one NVLSTree setup (24 channels, 128 KiB chunks through
-    // Grace's P2C path): each doubling deepens the tree. Two racks run 32
-    // channels of 64 KiB chunks (ncclNvlsTreeSm100Tuning), which at 64 MiB,
-    // where the size rules hold every span to 64 KiB, make longer loops
-    // than 24 channels do: there two racks cost about what four do.
+    // Each span is slower than the one before, at mid sizes, at 512 MiB
+    // and at 16 GiB alike.
+    CHECK(busbw(racks[i], mid) < busbw(racks[i - 1], mid));
     CHECK(busbw(racks[i], half) < busbw(racks[i - 1], half));
-    if (racks[i - 1] >= 4) CHECK(busbw(racks[i], mid) < busbw(racks[i - 1], mid));
+    CHECK(time(racks[i], large) > time(racks[i - 1], large));
   }
-  CHECK(busbw(20, mid) < busbw(2, mid));
-  CHECK(busbw(4, mid) == Approx(busbw(2, mid)).epsilon(0.1));
+  // At 16 GiB the NVLS side binds. Two racks keep most of one rack's rate
+  // (CoreWeave's two measure 3 % under one; NCCL runs 32 NVLSTree channels
+  // there, each at 5/7 of a domain's pace, against one domain's 24); from
+  // four racks NCCL 2.30 launches 24 (ncclNvlsTreeSm100Tuning, 400G NICs),
+  // a quarter less.
+  CHECK(busbw(2, large) < busbw(1, large));
+  CHECK(busbw(2, large) > 0.9 * busbw(1, large));
+  CHECK(busbw(4, large) < 0.8 * busbw(1, large));
+  CHECK(busbw(20, large) == Approx(busbw(4, large)).epsilon(0.02));
   // Public runs fall 2-5x across many racks, most at mid sizes; large
   // buffers keep most of one rack's rate (the NVLS side binds).
   const double mid_fall = busbw(1, mid) / busbw(20, mid);

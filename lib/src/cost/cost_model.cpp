@@ -328,7 +328,7 @@ class Pricer {
       case Algorithm::nvlstree: {
         const double g = l_.min_group;
         const double across = nccl::tree_traffic(l_.groups);
-        if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, head_share(g) * s, nvls_bw(head_share(g)), true);
+        if (g > 1) t.add(Tier::scale_up, kNone, l_.switch_where, 0, head_share(g) * s, nvls_bw(head_share(g), true), true);
         add_island(0, across * s, heads_egress());
         add_levels_ring(0, across * s);
         break;
@@ -569,8 +569,11 @@ class Pricer {
     return std::max(0.0, fill - transfer_us(chunk * channels, alg));
   }
 
-  // The switch side of NVLS and NVLSTree as an algorithm bandwidth: the NVLS
-  // tier's rate over the head's share of the buffer it carries.
+  // The switch side of NVLSTree as an algorithm bandwidth for its fill: one
+  // domain's NVLS rate over the head's share of the buffer it carries. The
+  // fill is the first loop's way through the stages ahead of the slowest,
+  // NVLSTree's gather (nvls_bw with `tree`), and its loop count
+  // (kNvlsFillLoops) was measured at one domain's rate.
   double switch_alg() const {
     const double share = head_share(std::max<double>(l_.min_group, 1));
     return nvls_bw(share) / share;
@@ -760,10 +763,18 @@ class Pricer {
   // so spanning more domains never speeds it. The 24 channels of one domain
   // are its ceiling in every release: before 2.27.3 NCCL launched 32 there,
   // and CoreWeave's rack on 2.25.1 (a1-a5) runs no faster for them; their
-  // longer loops cost fill (nvls_fill_us).
-  double nvls_bw(double share) const {
+  // longer loops cost fill (nvls_fill_us). With `tree`, NVLSTree's channels,
+  // whose CTAs give fewer warps to the copies, walk kNvlsTreeChannelShare of
+  // a domain's pace each: 32 channels 434 GB/s against a domain's 456, the
+  // 24 of NCCL 2.30's launch over four domains and more (nvls_channels) 326.
+  // Blackwell only, whose channel rate is known: on Hopper the links bind
+  // one domain and NCCL's per-channel NVLSTree cap binds two nodes
+  // (physical_us), so its channels' pace is never seen.
+  double nvls_bw(double share, bool tree = false) const {
     const int one_domain = nccl::nvls_channels(l_.arch, 1, 0, 0);
-    const double channels = std::min(nvls_channels_, one_domain) * nccl::kNvlsChannelBw;
+    double channels = std::min(nvls_channels_, one_domain) * nccl::kNvlsChannelBw;
+    if (tree && l_.generation == Generation::blackwell)
+      channels = std::min(channels, nvls_channels_ * nccl::kNvlsChannelBw * nccl::kNvlsTreeChannelShare);
     return std::min(l_.switch_bw * nvls_efficiency(), share * channels);
   }
 

@@ -110,6 +110,17 @@ inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 /// 342 > 0.85 x 370.8 = 315).
 inline constexpr double kNvlsChannelBw = 19.0;
 
+/// The share of kNvlsChannelBw an NVLSTree channel walks. A CTA has 20 warps
+/// (NCCL_MAX_NTHREADS 640); with buffers not registered, NVLS in one domain
+/// of more than 6 ranks gives 8 to scatter, 7 to gather and 5 to reduce
+/// (all_reduce.h, RunWorkColl NVLS), while NVLSTree on every node with a
+/// parent in the tree gives 6 to scatter, 5 to gather, 5 to reduce and 4 to
+/// broadcast what comes back from the network (RunWorkColl NVLS_TREE; the
+/// same split from 2.25 to 2.30). A channel's gather warps copy every byte of
+/// its part, so it walks at 5/7 of one domain's pace; the tree's root runs
+/// one domain's split, but the other domains set the time.
+inline constexpr double kNvlsTreeChannelShare = 5.0 / 7.0;
+
 /// Loops of an NVLS all-reduce's pipeline fill, by architecture (all-gather
 /// and reduce-scatter, which run two stages instead of three, half as many).
 /// A channel walks its part of the buffer a loop at a time (a chunk for
