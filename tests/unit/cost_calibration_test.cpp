@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 212.
-  REQUIRE(s.results.size() == 262);
+  // The team's 50 points and topoplan's 219.
+  REQUIRE(s.results.size() == 269);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -165,7 +165,9 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // its GB300 over 2 racks (2.28.7: +13..+15 %, +19..+20 % at the old pace)
   // and one-domain runs of 8 and 64 GPUs (-12..-5 %): all 4.3 %, 18.7 %,
   // x1.70; check 5.7 %, 22.1 %, x1.70; multi-rack-nvl72 median 7.0 ->
-  // 5.6 %.
+  // 5.6 %. With a213-a219, an H100 curve over 4 nodes on NCCL 2.24.3
+  // (within 9 % but a dip at 256 MiB, +32 %, where the run took the ring
+  // NCCL's estimates put 5 % behind NVLSTree): check p90 22.2 %.
   check_reached("all", s.all, {0.045, 0.19, 1.75});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
   check_reached("check", s.check, {0.065, 0.23, 1.75});
