@@ -256,9 +256,10 @@ Action setup_cost(CLI::App& command) {
   add_format_option(command, o->format);
   command.footer(
       "Prints the time, algbw and busbw (nccl-tests definitions), the algorithm and protocol\n"
-      "NCCL would choose, the bottleneck, the traffic per tier and, across scale-up islands\n"
-      "(NVLink domains), what the crossing costs: the time beyond the same collective inside\n"
-      "one island. Without --devices, --first or\n"
+      "NCCL would choose (for NVLS and NVLSTree its launch: channels, heads, chunk), the\n"
+      "bottleneck, the traffic per tier and, across scale-up islands (NVLink domains), what\n"
+      "the crossing costs: the time beyond the same collective inside one island.\n"
+      "Without --devices, --first or\n"
       "--plan, all accelerators. With --plan and --job but no --collective: the job's\n"
       "communication per step by parallelism (TP, PP, DP, EP), with where each runs.\n"
       "A topology file's 'nccl:' mapping (NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE) sets what\n"

@@ -155,6 +155,19 @@ TEST_CASE("NVLSTree over NVL72 racks: channels at NVLSTree's copy pace, never fa
   // 24, 24 channels a quarter less.
   CHECK(walked(two) == Approx(32 * nccl::kNvlsChannelBw * 5 / 7));
   CHECK(walked(four) == Approx(24 * nccl::kNvlsChannelBw * 5 / 7));
+  // The launch the result reports: 24 channels in one rack, 32 of 64 KiB
+  // chunks across two, 24 of 128 KiB (Grace's P2C path) across four.
+  CHECK(one.nvls_channels == 24);
+  CHECK(two.nvls_channels == 32);
+  CHECK(two.nvls_chunk_bytes == 64 * 1024);
+  CHECK(four.nvls_channels == 24);
+  CHECK(four.nvls_chunk_bytes == 128 * 1024);
+  CHECK(two.nvls_heads == four.nvls_heads);
+  CHECK(two.nvls_heads > 1);
+  // Other algorithms launch no NVLS.
+  CollectiveCost ring = model.collective({first(t, 144), Collective::allreduce, s, Algorithm::ring});
+  CHECK(ring.nvls_channels == 0);
+  CHECK(ring.nvls_chunk_bytes == 0);
   CHECK(walked(two) < walked(one));
   // Before 2.30 NCCL launched 32 channels across any number of domains.
   CostModel older(t, CostModelOptions{.size_efficiency = true, .nccl_version = NcclVersion{2, 29, 7}});

@@ -584,9 +584,22 @@ class Pricer {
   // `s` (enqueue.cc), at most the buffer.
   double nvls_loop(bool tree, int channels, int heads, double s) const {
     const double ops = static_cast<double>(channels) * std::max(1, heads);
-    const double chunk = nccl::nvls_chunk(tree, l_.arch, tree ? l_.groups : 1, l_.min_group, l_.nic_mean_min,
-                                          l_.nic_path != NicPath::pcie, s, ops, tt_.nvls_sm100_tuning);
-    return std::min(s, ops * chunk);
+    return std::min(s, ops * nvls_chunk(tree, channels, heads, s));
+  }
+  double nvls_chunk(bool tree, int channels, int heads, double s) const {
+    const double ops = static_cast<double>(channels) * std::max(1, heads);
+    return nccl::nvls_chunk(tree, l_.arch, tree ? l_.groups : 1, l_.min_group, l_.nic_mean_min,
+                            l_.nic_path != NicPath::pcie, s, ops, tt_.nvls_sm100_tuning);
+  }
+
+  // NCCL's launch of NVLS or NVLSTree at `s` into `out`: channels, heads
+  // and chunk, as its loops and switch side are priced.
+  void report_launch(Algorithm a, double s, CollectiveCost& out) const {
+    if (a != Algorithm::nvls && a != Algorithm::nvlstree) return;
+    out.nvls_channels = static_cast<std::uint32_t>(nvls_channels_);
+    out.nvls_heads = static_cast<std::uint32_t>(std::max(1, nvls_.heads));
+    out.nvls_chunk_bytes =
+        static_cast<std::uint32_t>(nvls_chunk(a == Algorithm::nvlstree, nvls_channels_, nvls_.heads, s));
   }
 
   // NVLS inside one domain (all_reduce.h, the oneNode path): each channel
@@ -814,6 +827,9 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.bottleneck = kNone;
   out.tier_count = 0;
   out.candidate_count = 0;
+  out.nvls_channels = 0;
+  out.nvls_heads = 0;
+  out.nvls_chunk_bytes = 0;
   out.op = query.op;
   out.bytes = query.bytes;
   out.ranks = layout.n;
@@ -901,6 +917,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.algorithm = best_algorithm;
   out.protocol = best_protocol;
   out.latency_us = best_latency;
+  pricer.report_launch(best_algorithm, s, out);
   std::size_t best_index = 0;
   while (algorithms.items[best_index] != best_algorithm) ++best_index;
   if (tiers_of != best_index) pricer.tiers(best_algorithm, query.op, s, tiers);

@@ -88,6 +88,13 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
     j.field("forward_us", kernel->terms.forward_us, 3);
     j.end_object();
   }
+  if (c.nvls_channels > 0) {
+    j.key("launch").begin_object();
+    j.field("channels", c.nvls_channels);
+    j.field("heads", c.nvls_heads);
+    j.field("chunk_bytes", c.nvls_chunk_bytes);
+    j.end_object();
+  }
   j.key("levels").begin_array();
   for (const TierCost& tier : c.tiers()) {
     j.begin_object();
@@ -182,6 +189,9 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
   }
   fmt::print(out, "  algorithm   {}{}\n", method(c), c.forced ? " (requested)" : " (auto)");
   if (kernel) fmt::print(out, "  kernel      {}\n", ep_kernel_text(*kernel));
+  if (c.nvls_channels > 0)
+    fmt::print(out, "  launch      {} channels x {}, {} chunks\n", c.nvls_channels, plural(c.nvls_heads, "head"),
+               format_byte_size(c.nvls_chunk_bytes));
   if (!t.nccl_environment().empty())
     fmt::print(out, "  nccl env    {} (the topology's)\n", t.nccl_environment().describe());
   if (const std::string release = option_release(model); !release.empty())

@@ -98,6 +98,12 @@ struct CollectiveCost {
   double busbw_gbps = 0;            // algbw x bus_factor
   /// Index into tiers() of the limiting tier; kNone when latency dominates.
   std::uint32_t bottleneck = kNone;
+  /// NCCL's launch of an NVLS or NVLSTree choice (0 for other algorithms):
+  /// its channels (CTAs), NVLS heads and chunk for this size (nvls.cc,
+  /// enqueue.cc), which set its loops and, on Blackwell, its switch side.
+  std::uint32_t nvls_channels = 0;
+  std::uint32_t nvls_heads = 0;
+  std::uint32_t nvls_chunk_bytes = 0;
 
   std::span<const TierCost> tiers() const { return {tier_data.data(), tier_count}; }
   std::span<const Candidate> candidates() const { return {candidate_data.data(), candidate_count}; }
