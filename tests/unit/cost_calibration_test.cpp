@@ -159,7 +159,7 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // 22.2 %, x1.70.
   // Then NVLSTree's channels walk 5/7 of one domain's pace on Blackwell
   // (kNvlsTreeChannelShare: 5 gather warps against 7, all_reduce.h):
-  // CoreWeave's two racks at 1-16 GiB from +0..+8 % to -3..+3 % (512 MiB
+  // CoreWeave's two racks at 1-16 GiB from +0..+8 % to -3..+4 % (512 MiB
   // -10 % -> -12 %); and a203-a212, OCI's GB200 over 2 and 3 racks (16
   // trays each, NCCL 2.27.3: +2 %, +8 %; +6 % and +13 % at the old pace),
   // its GB300 over 2 racks (2.28.7: +13..+15 %, +19..+20 % at the old pace)
