@@ -168,18 +168,28 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // 5.6 %. With a213-a219, an H100 curve over 4 nodes on NCCL 2.24.3
   // (within 9 % but a dip at 256 MiB, +32 %, where the run took the ring
   // NCCL's estimates put 5 % behind NVLSTree): check p90 22.2 %.
-  check_reached("all", s.all, {0.045, 0.19, 1.75});
+  // Then a tree's fill counts the channels the collective runs on (the
+  // graph's, doubled when NCCL connects its trees), RCCL and NCCL before
+  // 2.20.3 shrink Tree/Simple's chunk by depth, and a topology's
+  // NCCL_BUFFSIZE sets the Simple buffer (A3 Mega's TCPXO profile: 8 MiB):
+  // the A3 Mega curve within 8 % from 1 MiB to 8 GiB, c29 from an outlier
+  // (x2.2) to a check (-2 %); the MI355X pair at 16 MiB (a200) -29 -> +7 %,
+  // CoreWeave's 20 racks on 2.26.2 from +23..-10 % to -9..-12 %; a59, whose
+  // run pays ~220 us a call (a64), from +23 % to +83 % (x1.83): all 4.5 %,
+  // 16.3 %, x1.83; check 5.7 %, 19.1 %, x1.83.
+  check_reached("all", s.all, {0.046, 0.17, 1.85});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
-  check_reached("check", s.check, {0.065, 0.23, 1.75});
+  check_reached("check", s.check, {0.065, 0.20, 1.85});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());
-  // c21 and c29, and since 2026-12-04 two MI300X runs whose software or
-  // setup, not the hardware, sets the figure (a54: an RCCL build 3x faster
-  // at 1 MiB than c43's on the same GPUs; a64: a fixed ~220 us a call).
-  // c50 (DeepEP on two H200 nodes) was one until 2026-12-06, when the
-  // forwarding SMs' rate priced it.
-  CHECK(s.outliers.count <= 4);
+  // c21, and since 2026-12-04 two MI300X runs whose software or setup, not
+  // the hardware, sets the figure (a54: an RCCL build 3x faster at 1 MiB
+  // than c43's on the same GPUs; a64: a fixed ~220 us a call). c50 (DeepEP
+  // on two H200 nodes) was one until 2026-12-06, when the forwarding SMs'
+  // rate priced it; c29 (A3 Mega at 16 MiB) until 2026-12-07, when the
+  // tree's fill counted NCCL's channels and the platform's buffer.
+  CHECK(s.outliers.count <= 3);
   CHECK(s.outliers.worst_ratio < 6.5);
   for (const CalibrationResult& r : s.results) {
     INFO(r.point.id);

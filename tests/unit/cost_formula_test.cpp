@@ -215,11 +215,13 @@ TEST_CASE("tree allreduce in one box: a chain up and down, and the pipeline's fi
   const double s = kGiB;
   // The chain carries S up and S down through each GPU's 370.8 GB/s; NCCL's
   // per-channel tree caps apply from four nodes on only. NCCL's ring search
-  // finds 6 channels of 60 GB/s and doubles them: 12 channels. The first
-  // 512 KiB chunk (a Simple buffer step) of every channel crosses the 14 hops
-  // of the chain up and down before the last leaves.
+  // finds 6 channels of 60 GB/s and doubles them (12 channels, what its tuner
+  // counts), and connecting the rings and trees doubles them again: the
+  // collective runs on 24. The first 512 KiB chunk (a Simple buffer step) of
+  // every channel crosses the 14 hops of the chain up and down before the
+  // last leaves.
   const double alg = kNvl / 2;
-  const double chunks = 12 * 512.0 * 1024;
+  const double chunks = 24 * 512.0 * 1024;
   const double fill = 14 * us(chunks, kNvl) - us(chunks, alg);
   const double latency = 8.4 + 2 * (7 * 4.0);
   CHECK(c.protocol == Protocol::simple);

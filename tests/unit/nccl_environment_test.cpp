@@ -66,6 +66,22 @@ TEST_CASE("NCCL_ALGO and NCCL_PROTO take NCCL's list syntax without case") {
   CHECK(env.describe() == "NCCL_PROTO=^LL128 NCCL_ALGO=^tree");
 }
 
+TEST_CASE("NCCL_BUFFSIZE sets the Simple buffer in bytes as NCCL reads it") {
+  NcclEnvironment env;
+  CHECK_FALSE(env.simple_buffer_bytes);
+  CHECK(apply(env, "NCCL_BUFFSIZE", "8388608").empty());
+  REQUIRE(env.simple_buffer_bytes);
+  CHECK(*env.simple_buffer_bytes == 8388608);
+  CHECK(apply(env, "NCCL_BUFFSIZE", "0x200000").empty());
+  CHECK(*env.simple_buffer_bytes == 2097152);
+  CHECK(apply(env, "NCCL_BUFFSIZE", "2147483647").empty());
+  CHECK(*env.simple_buffer_bytes == 2147483647);
+  CHECK(env.describe() == "NCCL_BUFFSIZE=2147483647");
+  // It does not touch the algorithms or protocols.
+  CHECK(env.algorithms == NcclEnvironment{}.algorithms);
+  CHECK(env.protocols == NcclEnvironment{}.protocols);
+}
+
 TEST_CASE("NCCL_NVLS_ENABLE=0 rules out NVLS and NVLSTree whatever NCCL_ALGO says") {
   NcclEnvironment env;
   CHECK(apply(env, "NCCL_NVLS_ENABLE", "0").empty());
@@ -79,7 +95,12 @@ TEST_CASE("NCCL_NVLS_ENABLE=0 rules out NVLS and NVLSTree whatever NCCL_ALGO say
 
 TEST_CASE("settings that cannot be applied say why and change nothing") {
   NcclEnvironment env;
-  CHECK(contains(apply(env, "NCCL_BUFFSIZE", "8388608"), "not a variable the cost model follows"));
+  CHECK(contains(apply(env, "NCCL_IB_HCA", "mlx5_0"), "not a variable the cost model follows"));
+  CHECK(contains(apply(env, "NCCL_BUFFSIZE", "8M"), "whole number of bytes"));
+  CHECK(contains(apply(env, "NCCL_BUFFSIZE", "-1"), "whole number of bytes"));
+  CHECK(contains(apply(env, "NCCL_BUFFSIZE", "0"), "from 1 to 2147483647"));
+  CHECK(contains(apply(env, "NCCL_BUFFSIZE", "2147483648"), "from 1 to 2147483647"));
+  CHECK(contains(apply(env, "NCCL_BUFFSIZE", "08388608"), "octal"));
   CHECK(contains(apply(env, "NCCL_ALGO", "Rnig"), "unknown name 'Rnig'"));
   CHECK(contains(apply(env, "NCCL_ALGO", "allreduce:tree;allgather:ring"), "per-collective"));
   CHECK(contains(apply(env, "NCCL_ALGO", "Ring,"), "empty name"));
@@ -149,6 +170,55 @@ TEST_CASE("every price stays within the topology's NCCL environment") {
   ll.protocols = *parse_protocol_set("LL");
   CHECK(contains(error_of(env_model, ll), "no allowed protocol"));
   CHECK(free_model.collective(ll).protocol == Protocol::ll);
+}
+
+TEST_CASE("NCCL_BUFFSIZE prices the Simple pipeline: a larger buffer fills longer at mid sizes") {
+  Topology base = load(kBoxes);
+  Topology same = load(boxes_with("  NCCL_BUFFSIZE: 4194304\n"));
+  Topology big = load(boxes_with("  NCCL_BUFFSIZE: 8388608\n"));
+  const CostModel base_model(base), same_model(same), big_model(big);
+  const auto ranks = first(base, 16);
+  auto time = [&](const CostModel& m, std::uint64_t bytes, Algorithm a, const char* protos) {
+    CollectiveQuery q{ranks, Collective::allreduce, bytes, a};
+    q.protocols = *parse_protocol_set(protos);
+    return m.collective(q).time_us;
+  };
+  const std::uint64_t mid = std::uint64_t{16} << 20, large = std::uint64_t{8} << 30;
+  for (Algorithm a : {Algorithm::ring, Algorithm::tree}) {
+    INFO(algorithm_name(a));
+    // NCCL's own 4 MiB, written out, is no setting at all.
+    CHECK(time(same_model, mid, a, "Simple") == time(base_model, mid, a, "Simple"));
+    // Twice the buffer: a step holds twice the bytes, so the pipeline ramps
+    // up later (and a tree's first chunks take longer to cross it).
+    const double slower = time(big_model, mid, a, "Simple") / time(base_model, mid, a, "Simple");
+    CHECK(slower > 1.05);
+    // At 8 GiB the bandwidth term dwarfs it.
+    CHECK(time(big_model, large, a, "Simple") / time(base_model, large, a, "Simple") < 1.02);
+    // LL has buffers of its own.
+    CHECK(time(big_model, 65536, a, "LL") == time(base_model, 65536, a, "LL"));
+  }
+}
+
+TEST_CASE("before NCCL 2.20.3 a tree's Simple chunk shrinks with the size") {
+  // The releases before and from 2.20.3 differ in nothing else the model
+  // follows: a difference in price is the chunk.
+  Topology t = load(kBoxes);
+  const auto ranks = first(t, 16);
+  CostModelOptions old_release, new_release;
+  old_release.nccl_version = NcclVersion{2, 18, 5};
+  new_release.nccl_version = NcclVersion{2, 20, 3};
+  const CostModel old_model(t, old_release), new_model(t, new_release);
+  auto time = [&](const CostModel& m, std::uint64_t bytes) {
+    CollectiveQuery q{ranks, Collective::allreduce, bytes, Algorithm::tree};
+    q.protocols = *parse_protocol_set("Simple");
+    return m.collective(q).time_us;
+  };
+  // 16 MiB on NCCL's 2 x 2 x 6 = 24 channels of a depth-8 tree: 64 KiB
+  // chunks, not a 512 KiB step: the fill is an eighth.
+  CHECK(time(old_model, std::uint64_t{16} << 20) < time(new_model, std::uint64_t{16} << 20) * 0.9);
+  // With 64 whole steps a channel the chunk stays a step.
+  const std::uint64_t large = std::uint64_t{24} * 64 * 512 * 1024 * 2;
+  CHECK(time(old_model, large) == Approx(time(new_model, large)).epsilon(1e-12));
 }
 
 TEST_CASE("NCCL_PROTO's syntax for a query's protocols") {

@@ -108,7 +108,9 @@ TEST_CASE("tuner tables follow the NCCL release: each holds until the next relea
   };
   CHECK(nccl::tuner_tables(std::nullopt).since == nccl::newest_tuner_tables().since);
   CHECK(since(2, 18, 5) == "2.0.0");
-  CHECK(since(2, 27, 2) == "2.0.0");
+  CHECK(since(2, 20, 2) == "2.0.0");
+  CHECK(since(2, 20, 3) == "2.20.3");
+  CHECK(since(2, 27, 2) == "2.20.3");
   CHECK(since(2, 27, 3) == "2.27.3");
   CHECK(since(2, 28, 8) == "2.28.3");
   CHECK(since(2, 29, 3) == "2.29.2");
@@ -127,4 +129,38 @@ TEST_CASE("tuner tables follow the NCCL release: each holds until the next relea
   CHECK(nccl::tuner_tables(NcclVersion{2, 28, 9}).nvlstree_net_latency == Approx(20.9));
   CHECK_FALSE(old_tables.ll128_over_c2c);
   CHECK(nccl::tuner_tables(NcclVersion{2, 27, 3}).ll128_over_c2c);
+  // Tree/Simple's chunk shrank with the size until 2.20.3 (enqueue.cc); the
+  // two entries before 2.27.3 differ in nothing else.
+  const auto& before = nccl::tuner_tables(NcclVersion{2, 18, 5});
+  const auto& after = nccl::tuner_tables(NcclVersion{2, 20, 3});
+  CHECK(before.tree_chunk_by_depth);
+  CHECK_FALSE(after.tree_chunk_by_depth);
+  CHECK_FALSE(newest.tree_chunk_by_depth);
+  CHECK(before.tree == after.tree);
+  CHECK(before.ring_ll128 == after.ring_ll128);
+  CHECK(before.nvlstree_net_latency == after.nvlstree_net_latency);
+}
+
+TEST_CASE("a collective runs on twice its graph's channels, and old trees shrink their chunk by depth") {
+  // connect.cc duplicates the graph's channels once more, up to MAXCHANNELS.
+  CHECK(nccl::comm_channels(8) == 16);
+  CHECK(nccl::comm_channels(12) == 24);
+  CHECK(nccl::comm_channels(32) == 64);
+  CHECK(nccl::comm_channels(40) == 64);
+  // NCCL's depth: ranks per node - 1 + floor(log2(nodes)).
+  CHECK(nccl::nccl_tree_depth(8, 1) == 7);
+  CHECK(nccl::nccl_tree_depth(8, 2) == 8);
+  CHECK(nccl::nccl_tree_depth(8, 3) == 8);
+  CHECK(nccl::nccl_tree_depth(4, 20) == 7);
+  // 16 MiB on 16 channels of a depth-8 tree from a 512 KiB step: 2 whole
+  // steps a channel (< 64) -> 128 KiB, 8 (< 32) -> 64 KiB, 16 (>= 8) stays.
+  const double mib = 1024.0 * 1024;
+  CHECK(nccl::tree_chunk_for_size(512 * 1024, 16 * mib, 16, 8) == 64 * 1024);
+  // Large enough: the whole step.
+  CHECK(nccl::tree_chunk_for_size(512 * 1024, 1024 * 64 * mib, 16, 8) == 512 * 1024);
+  // Tiny: never below 32 KiB.
+  CHECK(nccl::tree_chunk_for_size(512 * 1024, 4096, 16, 8) == 32 * 1024);
+  // The thresholds are NCCL's integer division: 8 x depth whole chunks keep it.
+  CHECK(nccl::tree_chunk_for_size(512 * 1024, 16 * 64 * 512 * 1024.0, 16, 8) == 512 * 1024);
+  CHECK(nccl::tree_chunk_for_size(512 * 1024, 16 * 64 * 512 * 1024.0 - 1, 16, 8) == 256 * 1024);
 }

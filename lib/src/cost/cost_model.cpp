@@ -29,11 +29,12 @@ int tuner_proto(Protocol p) {
 }
 
 // What every price of one model shares: the size-dependent efficiency on
-// or off (CostModelOptions::size_efficiency) and the tuner tables of the
-// NCCL release it follows.
+// or off (CostModelOptions::size_efficiency), the tuner tables of the NCCL
+// release it follows and the Simple protocol's buffer (NCCL_BUFFSIZE).
 struct PriceSettings {
   bool ramp = true;
   const nccl::TunerTables* tables = &nccl::newest_tuner_tables();
+  double simple_buffer = nccl::kDefaultSimpleBuffer;
 };
 
 // Microseconds to move `bytes` at `gbps` (1 GB/s = 1e3 bytes per microsecond).
@@ -106,6 +107,7 @@ class Pricer {
       : l_(layout),
         ramp_(ps.ramp),
         tt_(*ps.tables),
+        simple_buffer_(ps.simple_buffer),
         ring_(graphs.ring),
         nvls_(graphs.nvls),
         nvls_channels_(nccl::nvls_channels(layout.arch, layout.groups, layout.nic_mean_min, layout.min_group,
@@ -559,8 +561,12 @@ class Pricer {
     }
     if (a != Algorithm::tree) return 0;
     const double chain_hops = nccl::tree_depth(l_.max_group, 1);
-    const double channels = ring_.channels;
-    const double chunk = std::min(nccl::tree_chunk(tuner_proto(p)), s / channels);
+    // Every channel the collective runs on has a chunk in flight.
+    const double channels = nccl::comm_channels(ring_.channels);
+    double step = nccl::tree_chunk(tuner_proto(p), simple_buffer_);
+    if (tt_.tree_chunk_by_depth || amd())
+      step = nccl::tree_chunk_for_size(step, s, channels, nccl::nccl_tree_depth(l_.n / std::max(groups, 1U), groups));
+    const double chunk = std::min(step, s / channels);
     const double net_hops = nccl::tree_depth(1, groups);
     double fill = 0;
     if (chain_hops > 0 && l_.local_bw > 0) fill += chain_hops * transfer_us(chunk * channels, l_.local_bw);
@@ -589,7 +595,7 @@ class Pricer {
   double nvls_chunk(bool tree, int channels, int heads, double s) const {
     const double ops = static_cast<double>(channels) * std::max(1, heads);
     return nccl::nvls_chunk(tree, l_.arch, tree ? l_.groups : 1, l_.min_group, l_.nic_mean_min,
-                            l_.nic_path != NicPath::pcie, s, ops, tt_.nvls_sm100_tuning);
+                            l_.nic_path != NicPath::pcie, s, ops, tt_.nvls_sm100_tuning, simple_buffer_);
   }
 
   // NCCL's launch of NVLS or NVLSTree at `s` into `out`: channels, heads
@@ -746,9 +752,9 @@ class Pricer {
   // trees. NVLS and NVLSTree have none: they walk the buffer in loops of
   // NCCL's chunk on every channel of every head, and the first loop's fill
   // (nvls_fill_us, nvlstree_fill) is their size dependence.
-  static double pipeline_unit(Algorithm a, int proto) {
+  double pipeline_unit(Algorithm a, int proto) const {
     if (a == Algorithm::nvls || a == Algorithm::nvlstree) return 0;
-    return nccl::protocol_buffer(proto);
+    return nccl::protocol_buffer(proto, simple_buffer_);
   }
 
   double nvls_efficiency() const { return nccl::kNvlsEfficiency[static_cast<std::size_t>(l_.arch)]; }
@@ -797,6 +803,7 @@ class Pricer {
   // The run's NCCL release's tuner tables: what NCCL chooses by. Limits
   // the link model takes from NCCL's per-channel caps are the newest's.
   const nccl::TunerTables& tt_;
+  double simple_buffer_;
   nccl::GraphEstimate ring_;
   nccl::NvlsGraph nvls_;
   int nvls_channels_;
@@ -1072,6 +1079,7 @@ CostModel::CostModel(const Topology& topology, const CostModelOptions& options)
     : fabric_(topology), options_(options), scratch_(std::make_unique<Scratch>(fabric_)) {
   nccl_version_ = options.nccl_version ? options.nccl_version : topology.nccl_environment().version;
   tables_ = &nccl::tuner_tables(nccl_version_);
+  if (const auto& buffer = topology.nccl_environment().simple_buffer_bytes) simple_buffer_ = static_cast<double>(*buffer);
   // NCCL_ALGO's names kNcclAlgorithmNames[0..3] are the model's ring, tree,
   // nvls and nvlstree; the model has no CollNet or PAT to rule out, and its
   // hierarchical and p2p paths are not NCCL_ALGO algorithms.
@@ -1114,7 +1122,7 @@ CollectiveCost CostModel::collective(const CollectiveQuery& request) const {
   if (query.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   CollectiveCost out;
-  const PriceSettings ps{options_.size_efficiency, tables_};
+  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_};
   const double one = one_island_us(*scratch_, layout, query, ps);
   price_layout(layout, graphs_of(*scratch_, layout), query, ps, out, true, one);
   return out;
@@ -1127,7 +1135,7 @@ std::vector<CollectiveCost> CostModel::sweep(const CollectiveQuery& query, std::
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   std::vector<CollectiveCost> out;
   CollectiveQuery q = in_environment(query);
-  const PriceSettings ps{options_.size_efficiency, tables_};
+  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_};
   for (std::uint64_t size = from; size <= to; size *= 2) {
     q.bytes = size;
     const double one = one_island_us(*scratch_, layout, q, ps);
@@ -1147,7 +1155,7 @@ void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
                                  bool candidates) const {
   Scratch& s = *scratch_;
   CollectiveCost cost;
-  const PriceSettings ps{options_.size_efficiency, tables_};
+  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_};
   // Pass 1: every query's flows out of every domain. Queries that leave no
   // domain share nothing and are priced at once.
   s.begin_totals();

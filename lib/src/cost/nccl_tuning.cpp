@@ -70,7 +70,7 @@ constexpr std::array<double, 3> kHopperNvlsTree = {0.0, 57.7, 45.5};
 
 constexpr TunerTables release(NcclVersion since, std::array<double, 3> b_ring_ll128, std::array<double, 3> b_tree_ll128,
                               std::array<double, 3> b_tree, double b_nvls_tree_n4, double nvlstree_net, bool efficiency,
-                              bool c2c, bool correction, bool sm100_tuning = false) {
+                              bool c2c, bool correction, bool sm100_tuning = false, bool tree_by_depth = false) {
   TunerTables t;
   t.since = since;
   t.ring_ll128 = {kVoltaAmpereLL128, kVoltaAmpereLL128, kHopperRingLL128, b_ring_ll128};
@@ -83,6 +83,7 @@ constexpr TunerTables release(NcclVersion since, std::array<double, 3> b_ring_ll
   t.ll128_over_c2c = c2c;
   t.nvlstree_correction = correction;
   t.nvls_sm100_tuning = sm100_tuning;
+  t.tree_chunk_by_depth = tree_by_depth;
   // NVLS_NCHANNELS_SM100_NVL (24 in one Blackwell domain) came with 2.27.3.
   t.nvls_one_domain_24 = since >= NcclVersion{2, 27, 3};
   return t;
@@ -92,14 +93,17 @@ constexpr TunerTables release(NcclVersion since, std::array<double, 3> b_ring_ll
 // (2.30.7): each entry holds from its release until the next entry's.
 // Arguments: Blackwell's Ring/LL128, Tree/LL128 and Tree caps, its
 // NVLSTree cap across 3+ nodes (0: none), NVLSTree's NET latency, then
-// nvls_efficiency_model, ll128_over_c2c, nvlstree_correction and
-// nvls_sm100_tuning (TunerTables).
+// nvls_efficiency_model, ll128_over_c2c, nvlstree_correction,
+// nvls_sm100_tuning and tree_chunk_by_depth (TunerTables; enqueue.cc until
+// 2.20.3-1).
 constexpr std::array<double, 3> kOldBlackwellRingLL128 = {2 * 36.7, 2 * 36.7, 2 * 36.7};
 constexpr std::array<double, 3> kNewBlackwellTreeLL128 = {55.6, 31.67, 20.0};
 constexpr std::array<double, 3> kNewBlackwellTree = {70.0, 42.8, 24.0};
-constexpr std::array<TunerTables, 7> kReleases = {
+constexpr std::array<TunerTables, 8> kReleases = {
     release({2, 0, 0}, kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0, 14,
-            false, false, false),
+            false, false, false, false, true),
+    release({2, 20, 3}, kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0,
+            14, false, false, false),
     release({2, 27, 3}, kOldBlackwellRingLL128, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}, 0,
             14, false, true, false),
     release({2, 28, 3}, kOldBlackwellRingLL128, kNewBlackwellTreeLL128, kNewBlackwellTree, 43.1, 14, true, true,
@@ -216,6 +220,22 @@ double tree_traffic(std::uint32_t nodes) {
   return 2.0;
 }
 
+int comm_channels(int graph_channels) { return std::min(2 * std::max(graph_channels, 1), kMaxChannels); }
+
+double nccl_tree_depth(std::uint32_t ranks_per_node, std::uint32_t nodes) {
+  const double below = ranks_per_node > 0 ? ranks_per_node - 1.0 : 0.0;
+  const double log2i = nodes > 1 ? static_cast<double>(std::bit_width(nodes) - 1) : 0.0;
+  return below + log2i;
+}
+
+double tree_chunk_for_size(double chunk, double bytes, double channels, double depth) {
+  const auto whole = [&] { return std::floor(bytes / (channels * chunk)); };
+  while (whole() < depth * 8 && chunk > 131072) chunk /= 2;
+  while (whole() < depth * 4 && chunk > 65536) chunk /= 2;
+  while (whole() < depth && chunk > 32768) chunk /= 2;
+  return chunk;
+}
+
 double tree_depth(std::uint32_t ppn, std::uint32_t nodes) {
   const double chain = ppn > 0 ? ppn - 1.0 : 0.0;
   // ceil(log2(nodes)) for nodes >= 2
@@ -223,8 +243,8 @@ double tree_depth(std::uint32_t ppn, std::uint32_t nodes) {
   return 2 * (chain + levels);
 }
 
-double tree_chunk(int proto) {
-  const double step = protocol_buffer(proto) / 8;  // NCCL_STEPS
+double tree_chunk(int proto, double simple_buffer) {
+  const double step = protocol_buffer(proto, simple_buffer) / 8;  // NCCL_STEPS
   if (proto == kLL) return step / 2;
   if (proto == kLL128) return step * 120 / 128;
   return step;
@@ -260,8 +280,9 @@ double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn, double n
 }
 
 double nvls_chunk(bool tree, int arch, std::uint32_t nodes, std::uint32_t ppn, double nic_bw, bool nic_through_cpu,
-                  double bytes, double ops, bool sm100_tuning) {
-  double chunk = tree ? nvlstree_chunk(arch, nodes, ppn, nic_bw, nic_through_cpu, sm100_tuning) : 128.0 * 1024;
+                  double bytes, double ops, bool sm100_tuning, double simple_buffer) {
+  double chunk = tree ? nvlstree_chunk(arch, nodes, ppn, nic_bw, nic_through_cpu, sm100_tuning)
+                      : std::min(128.0 * 1024, simple_buffer / 8);  // NCCL_STEPS
   if (tree) {
     if (bytes < 32 * ops * chunk && chunk > 262144) chunk = 262144;
     if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;

@@ -1,6 +1,7 @@
 #include "topoplan/model/nccl_environment.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 
 #include <fmt/format.h>
@@ -19,6 +20,27 @@ std::optional<std::uint8_t> parse_list(std::string_view text, const std::array<s
   const auto list = parse_name_list(text, names, ",", problem);
   if (!list) return std::nullopt;
   return static_cast<std::uint8_t>(list->selected((1u << N) - 1));
+}
+
+// NCCL_BUFFSIZE's value: bytes, or the reason it is not a buffer size.
+std::optional<std::uint64_t> parse_buffer_size(const std::string& text, std::string& problem) {
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const std::string digits = hex ? text.substr(2) : text;
+  const auto is_digit = [&](char c) { return hex ? std::isxdigit(static_cast<unsigned char>(c)) != 0 : c >= '0' && c <= '9'; };
+  if (digits.empty() || digits.size() > 10 || !std::all_of(digits.begin(), digits.end(), is_digit)) {
+    problem = fmt::format("NCCL_BUFFSIZE '{}' must be a whole number of bytes (8388608 or 0x800000)", text);
+    return std::nullopt;
+  }
+  if (!hex && digits.size() > 1 && digits[0] == '0') {
+    problem = fmt::format("NCCL_BUFFSIZE '{}' has a leading 0, which NCCL reads as octal; write it in decimal", text);
+    return std::nullopt;
+  }
+  const std::uint64_t bytes = std::stoull(digits, nullptr, hex ? 16 : 10);
+  if (bytes == 0 || bytes > 0x7fffffffULL) {
+    problem = fmt::format("NCCL_BUFFSIZE '{}' must be from 1 to 2147483647 bytes (NCCL keeps it in an int)", text);
+    return std::nullopt;
+  }
+  return bytes;
 }
 
 }  // namespace
@@ -43,6 +65,8 @@ std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
   } else if (setting.name == "NCCL_NVLS_ENABLE") {
     if (setting.value != "0" && setting.value != "1")
       return fmt::format("NCCL_NVLS_ENABLE '{}' must be 0 or 1", setting.value);
+  } else if (setting.name == "NCCL_BUFFSIZE") {
+    if (!parse_buffer_size(setting.value, problem)) return problem;
   } else if (setting.name == kNcclVersionKey) {
     if (!parse_nccl_version(setting.value, problem)) return problem;
   } else {
@@ -61,6 +85,7 @@ std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
     if (s.name == "NCCL_ALGO") next.algorithms = parse_list(s.value, kNcclAlgorithmNames, problem).value_or(0);
     if (s.name == "NCCL_PROTO") next.protocols = parse_list(s.value, kNcclProtocolNames, problem).value_or(0);
     if (s.name == kNcclVersionKey) next.version = parse_nccl_version(s.value, problem);
+    if (s.name == "NCCL_BUFFSIZE") next.simple_buffer_bytes = parse_buffer_size(s.value, problem);
   }
   constexpr std::uint8_t kNvlsBits = 0x0c;  // nvls, nvlstree
   for (const NcclSetting& s : next.settings)

@@ -85,6 +85,9 @@ struct TunerTables {
   /// channels inside one Blackwell NVLink domain; before, the 32 it launches
   /// across domains (NVLS_NCHANNELS_SM100) there too.
   bool nvls_one_domain_24 = true;
+  /// Before 2.20.3 (src/enqueue.cc, removed in 2.20.3-1): Tree/Simple's
+  /// chunk shrinks with the size (tree_chunk_for_size); from it, a full step.
+  bool tree_chunk_by_depth = false;
 };
 
 /// The tables of `version`'s release; the newest with no version.
@@ -209,6 +212,26 @@ NvlsGraph nvls_graph(int arch, bool inter, int gpus, double switch_bw, double ni
 int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t ppn, bool sm100_tuning = true,
                   bool one_domain_24 = true);
 
+/// The channels a ring or tree collective runs on: its graph's, duplicated
+/// once more when the rings and trees are connected (src/graph/connect.cc
+/// ncclTopoPostset, "Duplication should be complete now"; RCCL's the same),
+/// at most MAXCHANNELS. The graph's count (ring_graph) is what NCCL's tuner
+/// multiplies its per-channel bandwidth by; this one is how many chunks are
+/// in flight.
+int comm_channels(int graph_channels);
+
+/// NCCL's tree depth (src/graph/connect.cc connectTrees, "not an exact
+/// value"): ranks per node - 1 + floor(log2(nodes)).
+double nccl_tree_depth(std::uint32_t ranks_per_node, std::uint32_t nodes);
+
+/// Tree/Simple's chunk for `bytes` on `channels` channels in the releases
+/// that shrink it (NCCL before 2.20.3, TunerTables::tree_chunk_by_depth, and
+/// RCCL, whose enqueue.cc keeps it at 2.21.5): from `chunk`, halved while
+/// bytes / (channels x chunk) (whole chunks) is under 8 x `depth` and the
+/// chunk above 128 KiB, under 4 x depth above 64 KiB, under depth above 32
+/// KiB.
+double tree_chunk_for_size(double chunk, double bytes, double channels, double depth);
+
 /// Bytes that leave the busiest node of NCCL's double binary tree per byte of
 /// the buffer (trees.cc ncclGetDtree: a btree and its mirror or shift, each
 /// carrying half the data): 1 for two nodes (each is the root of one tree and
@@ -220,10 +243,14 @@ double tree_traffic(std::uint32_t nodes);
 /// the `ppn` GPUs of each node and ceil(log2(nodes)) levels across nodes.
 double tree_depth(std::uint32_t ppn, std::uint32_t nodes);
 
+/// NCCL's Simple buffer without NCCL_BUFFSIZE: 4 MiB (src/init.cc
+/// DEFAULT_BUFFSIZE; the 1 MiB of Arm hosts went in NCCL 2.19.1).
+inline constexpr double kDefaultSimpleBuffer = 4.0 * 1024 * 1024;
+
 /// The chunk one step of a tree moves (src/enqueue.cc calcCollChunking): a
 /// protocol buffer's step (buffer / NCCL_STEPS; LL carries half its lines'
-/// bytes, LL128 120 of every 128).
-double tree_chunk(int proto);
+/// bytes, LL128 120 of every 128), Simple's from `simple_buffer`.
+double tree_chunk(int proto, double simple_buffer = kDefaultSimpleBuffer);
 
 /// NVLSTree's chunk before the size rules: min(the NVLS chunk, the NVLSTree
 /// maximum), as src/transport/nvls.cc sets them (ncclNvlsTuning and, on
@@ -245,8 +272,10 @@ double nvlstree_chunk(int arch, std::uint32_t nodes, std::uint32_t ppn, double n
 /// `ops` = channels x heads operations in flight (enqueue.cc): from 128 KiB
 /// (NVLSTree: nvlstree_chunk) down to 64 KiB below 64 (NVLSTree 4) chunks per
 /// operation, 32 KiB below 8 (NVLSTree 1) and, for NVLS, 16 KiB below 2.
+/// NVLS's starts at no more than a Simple step (`simple_buffer` / NCCL_STEPS),
+/// NVLSTree's at its own maximum whatever the buffer.
 double nvls_chunk(bool tree, int arch, std::uint32_t nodes, std::uint32_t ppn, double nic_bw, bool nic_through_cpu,
-                  double bytes, double ops, bool sm100_tuning = true);
+                  double bytes, double ops, bool sm100_tuning = true, double simple_buffer = kDefaultSimpleBuffer);
 
 /// Per inter-node step overhead (getNetOverhead, hardware.md 1.1): 1 us on
 /// Intel and other hosts, 2 us on AMD hosts; x3 for Simple.
@@ -294,14 +323,14 @@ inline int log2i(std::uint32_t n) { return n <= 1 ? 0 : static_cast<int>(std::bi
 double link_efficiency(const LinkType& type);
 
 /// Protocol buffer per channel and peer (src/init.cc computeBuffSizes): Simple
-/// 4 MiB (DEFAULT_BUFFSIZE; the 1 MiB of Arm hosts went in NCCL 2.19.1), LL
-/// 8 lines x 512 threads x 8 steps x 16 B = 512 KiB, LL128 120 x 640 x 8 x 8 B
-/// = 4800 KiB.
-inline double protocol_buffer(int proto) {
+/// `simple_buffer` (NCCL_BUFFSIZE, else kDefaultSimpleBuffer), LL 8 lines x
+/// 512 threads x 8 steps x 16 B = 512 KiB, LL128 120 x 640 x 8 x 8 B = 4800
+/// KiB.
+inline double protocol_buffer(int proto, double simple_buffer = kDefaultSimpleBuffer) {
   switch (proto) {
     case kLL: return 8.0 * 512 * 8 * 16;
     case kLL128: return 120.0 * 640 * 8 * 8;
-    default: return static_cast<double>(1 << 22);
+    default: return simple_buffer;
   }
 }
 

@@ -1,11 +1,12 @@
 // The NCCL environment a platform sets for every job: which algorithms
 // (NCCL_ALGO, NCCL_NVLS_ENABLE) and protocols (NCCL_PROTO) NCCL may choose
-// from. A topology file records it in its `nccl:` mapping, because some
-// platforms enforce it: Google Cloud's GPUDirect-TCPXO guest configuration
-// for A3 Mega VMs requires NCCL_ALGO=Ring,Tree and NCCL_PROTO=Simple and its
-// profile sets NCCL_NVLS_ENABLE=0 (google/nccl-plugin-gpudirect-tcpxo,
-// a3plus_guest_config.textproto and nccl-env-profile.sh). The cost model
-// prices every collective within it. The mapping may also name the NCCL
+// from, and the Simple protocol's buffer (NCCL_BUFFSIZE). A topology file
+// records it in its `nccl:` mapping, because some platforms enforce or ship
+// it: Google Cloud's GPUDirect-TCPXO guest configuration for A3 Mega VMs
+// requires NCCL_ALGO=Ring,Tree and NCCL_PROTO=Simple and its profile sets
+// NCCL_NVLS_ENABLE=0 and NCCL_BUFFSIZE=8388608 (google/nccl-plugin-gpudirect-
+// tcpxo, a3plus_guest_config.textproto and nccl-env-profile-simple.sh). The
+// cost model prices every collective within it. The mapping may also name the NCCL
 // release the platform runs (`version: 2.26.2`), whose tuner tables decide
 // what NCCL chooses (topoplan/model/nccl_version.hpp).
 #pragma once
@@ -45,6 +46,9 @@ struct NcclEnvironment {
   std::vector<NcclSetting> settings;  // in the order given
   /// The NCCL release (`version:`); empty for the newest the model knows.
   std::optional<NcclVersion> version;
+  /// NCCL_BUFFSIZE: the Simple protocol's buffer per channel and peer in
+  /// bytes (src/init.cc computeBuffSizes); empty for NCCL's 4 MiB.
+  std::optional<std::uint64_t> simple_buffer_bytes;
 
   bool empty() const { return settings.empty(); }
   bool allows_algorithm(std::size_t index) const { return (algorithms >> index) & 1u; }
@@ -54,14 +58,18 @@ struct NcclEnvironment {
 };
 
 /// The variables an NcclEnvironment understands.
-inline constexpr std::array<std::string_view, 3> kNcclVariables = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE"};
+inline constexpr std::array<std::string_view, 4> kNcclVariables = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE",
+                                                                   "NCCL_BUFFSIZE"};
 /// The key that names the NCCL release instead of a variable.
 inline constexpr std::string_view kNcclVersionKey = "version";
 
 /// Applies one setting: NCCL_ALGO and NCCL_PROTO take NCCL's list syntax
 /// (`Ring,Tree` allows those, `^NVLS,NVLSTree` all but those; names without
 /// case), NCCL_NVLS_ENABLE takes 0 or 1 (0 removes nvls and nvlstree),
-/// `version` an NCCL release (parse_nccl_version). A
+/// NCCL_BUFFSIZE a whole number of bytes from 1 to 2^31 - 1 (NCCL keeps it
+/// in an int), in decimal or 0x hexadecimal as NCCL reads it (strtoll base
+/// 0; a leading 0, octal to NCCL, is refused), `version` an NCCL release
+/// (parse_nccl_version). A
 /// later setting of the same variable replaces the earlier one's effect.
 /// Returns "" or the reason the setting cannot be applied (an unknown
 /// variable or name, per-collective NCCL_ALGO lists, a list that leaves
