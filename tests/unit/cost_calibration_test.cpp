@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 219.
-  REQUIRE(s.results.size() == 269);
+  // The team's 50 points and topoplan's 231.
+  REQUIRE(s.results.size() == 281);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -177,7 +177,11 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // CoreWeave's 20 racks on 2.26.2 from +23..-10 % to -9..-12 %; a59, whose
   // run pays ~220 us a call (a64), from +23 % to +83 % (x1.83): all 4.5 %,
   // 16.3 %, x1.83; check 5.7 %, 19.1 %, x1.83.
-  check_reached("all", s.all, {0.046, 0.17, 1.85});
+  // With a220-a231, an A3 Mega pair's all-gather over TCPXO on NCCL 2.28.7
+  // (within 4 % from 256 MiB, -12 % at 64 MiB, 17-39 % fast at 64 KiB-4 MiB,
+  // where the run pays more a step than c32's fitted latency) and one VM's
+  // NVLS all-reduce from 16 MiB (within 10 %): all 4.5 %, 17.9 %, x1.83.
+  check_reached("all", s.all, {0.046, 0.185, 1.85});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
   check_reached("check", s.check, {0.065, 0.20, 1.85});
   // Measurements the model cannot reproduce (their setups say why) are
