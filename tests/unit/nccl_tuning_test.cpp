@@ -100,6 +100,13 @@ TEST_CASE("NVLS and NVLSTree chunks shrink with the operations in flight") {
   CHECK(tree(4 * tray_ops * 128 * kKiB) == 128 * kKiB);
   CHECK(tree(4 * tray_ops * 128 * kKiB - 1) == 64 * kKiB);
   CHECK(tree(tray_ops * 64 * kKiB - 1) == 32 * kKiB);
+  // NVLS's chunk is at most a Simple step (NCCL_BUFFSIZE / 8): a 256 KiB
+  // buffer holds 32 KiB steps, whatever the size. NVLSTree's is not bound by it.
+  const double small_buffer = 256 * kKiB;
+  CHECK(nccl::nvls_chunk(false, kHopper, 1, 8, 0, false, 1024.0 * 1024 * 1024, ops, true, small_buffer) ==
+        32 * kKiB);
+  CHECK(nccl::nvls_chunk(true, kBlackwell, 2, 4, 48, true, 16 * tray_ops * 256 * kKiB, tray_ops, true,
+                         small_buffer) == 256 * kKiB);
 }
 
 TEST_CASE("tuner tables follow the NCCL release: each holds until the next release changed them") {
