@@ -564,8 +564,10 @@ class Pricer {
     // Every channel the collective runs on has a chunk in flight.
     const double channels = nccl::comm_channels(ring_.channels);
     double step = nccl::tree_chunk(tuner_proto(p), simple_buffer_);
-    if (tt_.tree_chunk_by_depth || amd())
-      step = nccl::tree_chunk_for_size(step, s, channels, nccl::nccl_tree_depth(l_.n / std::max(groups, 1U), groups));
+    if (tt_.tree_chunk_by_depth || amd()) {
+      const double depth = nccl::nccl_tree_depth(l_.n / std::max(l_.groups, 1U), groups);
+      step = nccl::tree_chunk_for_size(step, s, channels, depth);
+    }
     const double chunk = std::min(step, s / channels);
     const double net_hops = nccl::tree_depth(1, groups);
     double fill = 0;
@@ -1079,7 +1081,8 @@ CostModel::CostModel(const Topology& topology, const CostModelOptions& options)
     : fabric_(topology), options_(options), scratch_(std::make_unique<Scratch>(fabric_)) {
   nccl_version_ = options.nccl_version ? options.nccl_version : topology.nccl_environment().version;
   tables_ = &nccl::tuner_tables(nccl_version_);
-  if (const auto& buffer = topology.nccl_environment().simple_buffer_bytes) simple_buffer_ = static_cast<double>(*buffer);
+  if (const auto& buffer = topology.nccl_environment().simple_buffer_bytes)
+    simple_buffer_ = static_cast<double>(*buffer);
   // NCCL_ALGO's names kNcclAlgorithmNames[0..3] are the model's ring, tree,
   // nvls and nvlstree; the model has no CollNet or PAT to rule out, and its
   // hierarchical and p2p paths are not NCCL_ALGO algorithms.

@@ -26,7 +26,9 @@ std::optional<std::uint8_t> parse_list(std::string_view text, const std::array<s
 std::optional<std::uint64_t> parse_buffer_size(const std::string& text, std::string& problem) {
   const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
   const std::string digits = hex ? text.substr(2) : text;
-  const auto is_digit = [&](char c) { return hex ? std::isxdigit(static_cast<unsigned char>(c)) != 0 : c >= '0' && c <= '9'; };
+  const auto is_digit = [&](char c) {
+    return hex ? std::isxdigit(static_cast<unsigned char>(c)) != 0 : c >= '0' && c <= '9';
+  };
   if (digits.empty() || digits.size() > 10 || !std::all_of(digits.begin(), digits.end(), is_digit)) {
     problem = fmt::format("NCCL_BUFFSIZE '{}' must be a whole number of bytes (8388608 or 0x800000)", text);
     return std::nullopt;
