@@ -171,3 +171,26 @@ TEST_CASE("a collective runs on twice its graph's channels, and old trees shrink
   CHECK(nccl::tree_chunk_for_size(512 * 1024, 16 * 64 * 512 * 1024.0, 16, 8) == 512 * 1024);
   CHECK(nccl::tree_chunk_for_size(512 * 1024, 16 * 64 * 512 * 1024.0 - 1, 16, 8) == 256 * 1024);
 }
+
+TEST_CASE("a tree over two nodes: the search raises its intra-node speed towards twice the network's") {
+  constexpr int kAmpere = 1;
+  // A3 Mega: 8 NICs of 25 GB/s give 8 channels of 24 GB/s; the second pass
+  // tries 30, 40, 42, 45 and stops before 48, which 8 channels would need
+  // 384 GB/s of NVLink for (370.8 a GPU).
+  const nccl::GraphEstimate a3 = nccl::ring_graph(kHopper, true, 370.8, 25, 8);
+  CHECK(a3.channels == 8);
+  CHECK(a3.speed == 24);
+  CHECK(nccl::tree_intra_speed(kHopper, a3, 370.8) == 45);
+  // With NVLink to spare it stops at the first speed of twice the network's.
+  CHECK(nccl::tree_intra_speed(kHopper, a3, 1000) == 48);
+  // A DGX H100 node's 8 x 400G NICs: 8 channels of 48 GB/s, and NVLink
+  // cannot carry more: the tree keeps the network's speed.
+  const nccl::GraphEstimate h100 = nccl::ring_graph(kHopper, true, 370.8, 50, 8);
+  CHECK(nccl::tree_intra_speed(kHopper, h100, 370.8) == h100.speed);
+  // An AWS p4d's 4 x 100G EFA: 4 channels of 12 GB/s; its NVLink lets the
+  // tree run at 24, twice that.
+  const nccl::GraphEstimate p4d = nccl::ring_graph(kAmpere, true, 240, 12.5, 4);
+  CHECK(p4d.channels == 4);
+  CHECK(p4d.speed == 12);
+  CHECK(nccl::tree_intra_speed(kAmpere, p4d, 240) == 24);
+}

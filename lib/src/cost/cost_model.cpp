@@ -109,6 +109,7 @@ class Pricer {
         tt_(*ps.tables),
         simple_buffer_(ps.simple_buffer),
         ring_(graphs.ring),
+        tree_intra_(graphs.tree_intra),
         nvls_(graphs.nvls),
         nvls_channels_(nccl::nvls_channels(layout.arch, layout.groups, layout.nic_mean_min, layout.min_group,
                                            tt_.nvls_sm100_tuning, tt_.nvls_one_domain_24)) {}
@@ -493,8 +494,10 @@ class Pricer {
     const double nsteps = ar ? 2 * (n - 1) : (op == Collective::allgather || op == Collective::reducescatter) ? n - 1 : n;
     double bus = 0;
     switch (a) {
-      case Algorithm::ring:
-      case Algorithm::tree: bus = ring_.total(); break;
+      case Algorithm::ring: bus = ring_.total(); break;
+      // Over two nodes NCCL prices a tree at its graph's raised intra-node
+      // speed (nccl::tree_intra_speed), beyond them at the network's.
+      case Algorithm::tree: bus = l_.groups == 2 ? ring_.channels * tree_intra_ : ring_.total(); break;
       case Algorithm::nvls:
       case Algorithm::nvlstree: {
         if (nvls_.heads < 2) return 0;
@@ -807,6 +810,7 @@ class Pricer {
   const nccl::TunerTables& tt_;
   double simple_buffer_;
   nccl::GraphEstimate ring_;
+  double tree_intra_;
   nccl::NvlsGraph nvls_;
   int nvls_channels_;
 };

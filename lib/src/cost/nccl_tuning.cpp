@@ -163,6 +163,15 @@ GraphEstimate ring_graph(int arch, bool inter, double local_bw, double nic_bw, i
   return best;
 }
 
+double tree_intra_speed(int arch, const GraphEstimate& graph, double local_bw) {
+  const std::span<const double> speeds = search_speeds(arch, true);
+  std::size_t i = 0;
+  while (i + 1 < speeds.size() && speeds[i] > graph.speed + kEps) ++i;
+  double intra = graph.speed;
+  while (i > 0 && intra < 2 * graph.speed - kEps && graph.channels * speeds[i - 1] <= local_bw + kEps) intra = speeds[--i];
+  return intra;
+}
+
 NvlsGraph nvls_graph(int arch, bool inter, int gpus, double switch_bw, double nic_bw, int nics) {
   NvlsGraph g;
   const std::span<const double> speeds = search_speeds(arch, inter);

@@ -517,6 +517,7 @@ const GraphEntry& graphs_of(CostModel::Scratch& s, const Layout& l) {
   e.ppn = l.min_group;
   e.groups = l.groups;
   e.ring = nccl::ring_graph(l.arch, inter, local, l.nic_bw, static_cast<int>(l.nics_min));
+  e.tree_intra = inter ? nccl::tree_intra_speed(l.arch, e.ring, local) : e.ring.speed;
   e.nvls = nccl::nvls_graph(l.arch, inter, static_cast<int>(l.min_group), l.switch_bw, l.nic_mean_min,
                             static_cast<int>(l.nics_min));
   e.valid = true;

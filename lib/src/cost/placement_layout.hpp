@@ -116,6 +116,7 @@ struct GraphEntry {
   std::uint32_t nics = 0, ppn = 0, groups = 0;
   // The outputs.
   nccl::GraphEstimate ring;
+  double tree_intra = 0;  // nccl::tree_intra_speed of `ring` across nodes
   nccl::NvlsGraph nvls;
   bool valid = false;
 };

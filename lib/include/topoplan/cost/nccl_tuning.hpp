@@ -186,6 +186,14 @@ struct GraphEstimate {
 /// Hopper on, >= 50 GB/s or the channels are 4 or fewer.
 GraphEstimate ring_graph(int arch, bool inter, double local_bw, double nic_bw, int nics);
 
+/// A tree graph's intra-node speed across nodes (search.cc ncclTopoCompute,
+/// pass 2, "increase bwIntra for trees (2 nodes or collnet)"): from the
+/// graph's speed, the next faster search_speeds() while the previous one is
+/// under twice that speed and the graph's channels at it fit `local_bw`.
+/// NCCL's tuner (RCCL's too) prices trees over at most two nodes at this
+/// speed, the network's at the graph's (tuning.cc: bwIntra for nNodes <= 2).
+double tree_intra_speed(int arch, const GraphEstimate& graph, double local_bw);
+
 /// NCCL's NVLS graph (search.cc ncclTopoSearchTryNvls): `heads` heads, one
 /// GPU (and across nodes its NIC) each. Every head takes `intra` GB/s from
 /// every GPU's NVSwitch links and twice that from its own, so (heads + 1) x
