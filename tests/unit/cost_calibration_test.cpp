@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 231.
-  REQUIRE(s.results.size() == 281);
+  // The team's 50 points and topoplan's 239.
+  REQUIRE(s.results.size() == 289);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -181,9 +181,16 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // (within 4 % from 256 MiB, -12 % at 64 MiB, 17-39 % fast at 64 KiB-4 MiB,
   // where the run pays more a step than c32's fitted latency) and one VM's
   // NVLS all-reduce from 16 MiB (within 10 %): all 4.5 %, 17.9 %, x1.83.
-  check_reached("all", s.all, {0.046, 0.185, 1.85});
+  // Then over two nodes NCCL's tuner prices trees at their raised intra-node
+  // speed (no point moves but c21), and a232-a239, an A100 pair on AWS p4d
+  // over EFA (NCCL 2.23.4, Simple only): within 1 % at 8 B and 12 % from 16
+  // MiB, 17 % fast at 64 KiB and 26-37 % at 1-4 MiB, where the run's own
+  // fill reaches 8 MiB and the model's 4: all 4.6 %, 18.0 %, x1.83; check
+  // 5.7 %, 22.2 %, x1.83 (the check p90 back where it was before the tree
+  // fill).
+  check_reached("all", s.all, {0.047, 0.185, 1.85});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
-  check_reached("check", s.check, {0.065, 0.20, 1.85});
+  check_reached("check", s.check, {0.065, 0.23, 1.85});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());
