@@ -168,7 +168,9 @@ double tree_intra_speed(int arch, const GraphEstimate& graph, double local_bw) {
   std::size_t i = 0;
   while (i + 1 < speeds.size() && speeds[i] > graph.speed + kEps) ++i;
   double intra = graph.speed;
-  while (i > 0 && intra < 2 * graph.speed - kEps && graph.channels * speeds[i - 1] <= local_bw + kEps) intra = speeds[--i];
+  // Raise while under twice the network's speed and the channels still fit.
+  while (i > 0 && intra < 2 * graph.speed - kEps && graph.channels * speeds[i - 1] <= local_bw + kEps)
+    intra = speeds[--i];
   return intra;
 }
 
