@@ -1,0 +1,1 @@
+topology validate inputs/topology-nccl-buffsize-bad.yaml
