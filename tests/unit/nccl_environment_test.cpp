@@ -213,11 +213,13 @@ TEST_CASE("before NCCL 2.20.3 a tree's Simple chunk shrinks with the size") {
     q.protocols = *parse_protocol_set("Simple");
     return m.collective(q).time_us;
   };
-  // 16 MiB on NCCL's 2 x 2 x 6 = 24 channels of a depth-8 tree: 64 KiB
-  // chunks, not a 512 KiB step: the fill is an eighth.
+  // 16 MiB over a depth-8 tree (8 ranks a box, 2 boxes) holds far fewer
+  // than 8 x 8 whole 512 KiB steps a channel: the old chunk halves, the fill
+  // shrinks with it.
   CHECK(time(old_model, std::uint64_t{16} << 20) < time(new_model, std::uint64_t{16} << 20) * 0.9);
-  // With 64 whole steps a channel the chunk stays a step.
-  const std::uint64_t large = std::uint64_t{24} * 64 * 512 * 1024 * 2;
+  // 2 GiB holds 64 whole steps on each of NCCL's 64 channels at most: the
+  // chunk stays a step.
+  const std::uint64_t large = std::uint64_t{64} * 64 * 512 * 1024;
   CHECK(time(old_model, large) == Approx(time(new_model, large)).epsilon(1e-12));
 }
 
