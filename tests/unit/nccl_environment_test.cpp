@@ -100,6 +100,8 @@ TEST_CASE("settings that cannot be applied say why and change nothing") {
   CHECK(contains(apply(env, "NCCL_BUFFSIZE", "-1"), "whole number of bytes"));
   CHECK(contains(apply(env, "NCCL_BUFFSIZE", "0"), "from 1 to 2147483647"));
   CHECK(contains(apply(env, "NCCL_BUFFSIZE", "2147483648"), "from 1 to 2147483647"));
+  CHECK(contains(apply(env, "NCCL_BUFFSIZE", "99999999999999999999999"), "from 1 to 2147483647"));
+  CHECK(contains(apply(env, "NCCL_BUFFSIZE", "0x"), "whole number of bytes"));
   CHECK(contains(apply(env, "NCCL_BUFFSIZE", "08388608"), "octal"));
   CHECK(contains(apply(env, "NCCL_ALGO", "Rnig"), "unknown name 'Rnig'"));
   CHECK(contains(apply(env, "NCCL_ALGO", "allreduce:tree;allgather:ring"), "per-collective"));

@@ -1085,8 +1085,8 @@ CostModel::CostModel(const Topology& topology, const CostModelOptions& options)
     : fabric_(topology), options_(options), scratch_(std::make_unique<Scratch>(fabric_)) {
   nccl_version_ = options.nccl_version ? options.nccl_version : topology.nccl_environment().version;
   tables_ = &nccl::tuner_tables(nccl_version_);
-  if (const auto& buffer = topology.nccl_environment().simple_buffer_bytes)
-    simple_buffer_ = static_cast<double>(*buffer);
+  const auto& buffer = topology.nccl_environment().simple_buffer_bytes;
+  simple_buffer_ = buffer ? static_cast<double>(*buffer) : nccl::kDefaultSimpleBuffer;
   // NCCL_ALGO's names kNcclAlgorithmNames[0..3] are the model's ring, tree,
   // nvls and nvlstree; the model has no CollNet or PAT to rule out, and its
   // hierarchical and p2p paths are not NCCL_ALGO algorithms.

@@ -235,8 +235,7 @@ int comm_channels(int graph_channels) { return std::min(2 * std::max(graph_chann
 
 double nccl_tree_depth(std::uint32_t ranks_per_node, std::uint32_t nodes) {
   const double below = ranks_per_node > 0 ? ranks_per_node - 1.0 : 0.0;
-  const double log2i = nodes > 1 ? static_cast<double>(std::bit_width(nodes) - 1) : 0.0;
-  return below + log2i;
+  return below + log2i(nodes);
 }
 
 double tree_chunk_for_size(double chunk, double bytes, double channels, double depth) {

@@ -1,8 +1,9 @@
 #include "topoplan/model/nccl_environment.hpp"
 
 #include <algorithm>
-#include <cctype>
+#include <charconv>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -23,13 +24,12 @@ std::optional<std::uint8_t> parse_list(std::string_view text, const std::array<s
 }
 
 // NCCL_BUFFSIZE's value: bytes, or the reason it is not a buffer size.
-std::optional<std::uint64_t> parse_buffer_size(const std::string& text, std::string& problem) {
+std::optional<std::uint64_t> parse_buffer_size(std::string_view text, std::string& problem) {
   const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
-  const std::string digits = hex ? text.substr(2) : text;
-  const auto is_digit = [&](char c) {
-    return hex ? std::isxdigit(static_cast<unsigned char>(c)) != 0 : c >= '0' && c <= '9';
-  };
-  if (digits.empty() || digits.size() > 10 || !std::all_of(digits.begin(), digits.end(), is_digit)) {
+  const std::string_view digits = hex ? text.substr(2) : text;
+  std::uint64_t bytes = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), bytes, hex ? 16 : 10);
+  if (ec == std::errc::invalid_argument || end != digits.data() + digits.size()) {
     problem = fmt::format("NCCL_BUFFSIZE '{}' must be a whole number of bytes (8388608 or 0x800000)", text);
     return std::nullopt;
   }
@@ -37,8 +37,7 @@ std::optional<std::uint64_t> parse_buffer_size(const std::string& text, std::str
     problem = fmt::format("NCCL_BUFFSIZE '{}' has a leading 0, which NCCL reads as octal; write it in decimal", text);
     return std::nullopt;
   }
-  const std::uint64_t bytes = std::stoull(digits, nullptr, hex ? 16 : 10);
-  if (bytes == 0 || bytes > 0x7fffffffULL) {
+  if (ec == std::errc::result_out_of_range || bytes == 0 || bytes > 0x7fffffffULL) {
     problem = fmt::format("NCCL_BUFFSIZE '{}' must be from 1 to 2147483647 bytes (NCCL keeps it in an int)", text);
     return std::nullopt;
   }

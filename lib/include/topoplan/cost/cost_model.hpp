@@ -183,7 +183,7 @@ class CostModel {
   CostModelOptions options_;
   std::optional<NcclVersion> nccl_version_;
   const nccl::TunerTables* tables_ = nullptr;
-  double simple_buffer_ = 4.0 * 1024 * 1024;  // NCCL_BUFFSIZE, else nccl::kDefaultSimpleBuffer
+  double simple_buffer_ = 0;  // NCCL_BUFFSIZE, else nccl::kDefaultSimpleBuffer (set by the constructor)
   AlgorithmSet env_algorithms_ = kAllAlgorithms;
   ProtocolSet env_protocols_ = kAllProtocols;
   std::unique_ptr<Scratch> scratch_;
