@@ -188,9 +188,15 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // fill reaches 8 MiB and the model's 4: all 4.6 %, 18.0 %, x1.83; check
   // 5.7 %, 22.2 %, x1.83 (the check p90 back where it was before the tree
   // fill).
+  // Then a tree chain's hop goes at most at NCCL's per-channel tree rate
+  // (perChMaxTreeBws, one node, as algBw), and across nodes the channels'
+  // chains start at their NICs' GPUs, so the link is shared by fewer:
+  // CoreWeave's 20 racks (a6-a9, a118-a119) from -9..-12 % to +7..-10 %,
+  // p4d's 1-4 MiB +26/+37 -> +20/+25 %, A3 Mega's 16 and 256 MiB (c29, c30)
+  // -2/-8 -> -13/-12 %: all 4.5 %, 17.9 %, x1.83; check 5.7 %, 20.0 %.
   check_reached("all", s.all, {0.047, 0.185, 1.85});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
-  check_reached("check", s.check, {0.065, 0.23, 1.85});
+  check_reached("check", s.check, {0.065, 0.21, 1.85});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

@@ -533,14 +533,38 @@ class Pricer {
     return alg;
   }
 
+  // The rate one channel's chunk crosses a hop of a tree's chain inside a
+  // group during the fill. One node: every channel's chain is the same
+  // (search.cc replays the first channel's GPUs), so their first chunks
+  // cross each hop together, each at its share of the link. Across groups a
+  // channel's chain starts at the GPU by its NIC and runs on round the
+  // node's GPUs (search.cc ncclTopoSearchRecNet takes the channels' NICs in
+  // turn; NCCL's "Trees" lines show a GPU at the head of some channels and
+  // in the middle of others, NVIDIA/nccl#1357), so the channels' first
+  // chunks are spread over as many heads as the graph has NICs and share a
+  // GPU's link with fewer. Either way a channel moves at most NCCL's
+  // per-channel tree rate, the one-node busBw cap of perChMaxTreeBws
+  // (tuning.cc; Hopper 38.7, Blackwell 70 GB/s) halved into algBw (a tree's
+  // busBw counts a byte up and down; a hop carries it one way). RCCL's
+  // tables have no such cap: there the share of the link alone.
+  double chain_rate(double channels, std::uint32_t groups) const {
+    if (amd()) return l_.local_bw / channels;
+    const double heads =
+        groups > 1 ? std::clamp<double>(std::min<double>(l_.nics_min, ring_.channels), 1.0, channels) : 1.0;
+    const double share = l_.local_bw * heads / channels;
+    const double cap = nccl::newest_tuner_tables().tree[static_cast<std::size_t>(l_.arch)][0] / 2;
+    return cap > 0 ? std::min(share, cap) : share;
+  }
+
   // Pipeline fill of the multi-hop algorithms: the first chunk crosses every
   // hop of the tree before the last one leaves, each hop at its channel's
-  // share of that hop's bandwidth, inside the groups (chains, NVLS) and out
-  // of them (the algorithm's bandwidth), as NCCL's Tree and NVLSTree chunk
-  // their data (enqueue.cc calcCollChunking). Simple only: it hands a hop
-  // a step's data and then the flag that it is there, while LL and LL128
-  // carry a flag in every word or line, so a hop forwards each line as it
-  // arrives and their fill is the per-hop latency the latency term holds.
+  // rate: inside the groups chain_rate (chains) or its share of the link
+  // (NVLS), out of them its share of the algorithm's bandwidth, as NCCL's
+  // Tree and NVLSTree chunk their data (enqueue.cc calcCollChunking).
+  // Simple only: it hands a hop a step's data and then the flag that it is
+  // there, while LL and LL128 carry a flag in every word or line, so a hop
+  // forwards each line as it arrives and their fill is the per-hop latency
+  // the latency term holds.
   double fill_us(Algorithm a, Protocol p, Collective op, double s, double alg, bool inside) const {
     if (!(alg > 0) || p != Protocol::simple) return 0;
     const std::uint32_t groups = inside ? 1 : l_.groups;
@@ -574,7 +598,7 @@ class Pricer {
     const double chunk = std::min(step, s / channels);
     const double net_hops = nccl::tree_depth(1, groups);
     double fill = 0;
-    if (chain_hops > 0 && l_.local_bw > 0) fill += chain_hops * transfer_us(chunk * channels, l_.local_bw);
+    if (chain_hops > 0 && l_.local_bw > 0) fill += chain_hops * transfer_us(chunk, chain_rate(channels, groups));
     if (net_hops > 0) fill += net_hops * transfer_us(chunk * channels, alg);
     // The last hop belongs to the bandwidth term.
     return std::max(0.0, fill - transfer_us(chunk * channels, alg));
