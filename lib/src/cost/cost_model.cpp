@@ -537,7 +537,7 @@ class Pricer {
   // group during the fill. One node: every channel's chain is the same
   // (search.cc replays the first channel's GPUs), so their first chunks
   // cross each hop together, each at its share of the link. Across groups a
-  // channel's chain starts at the GPU by its NIC and runs on round the
+  // channel's chain starts at the GPU by its NIC and runs round the
   // node's GPUs (search.cc ncclTopoSearchRecNet takes the channels' NICs in
   // turn; NCCL's "Trees" lines show a GPU at the head of some channels and
   // in the middle of others, NVIDIA/nccl#1357), so the channels' first
@@ -549,8 +549,7 @@ class Pricer {
   // tables have no such cap: there the share of the link alone.
   double chain_rate(double channels, std::uint32_t groups) const {
     if (amd()) return l_.local_bw / channels;
-    const double heads =
-        groups > 1 ? std::clamp<double>(std::min<double>(l_.nics_min, ring_.channels), 1.0, channels) : 1.0;
+    const double heads = groups > 1 ? std::clamp(graph_nics(), 1.0, channels) : 1.0;
     const double share = l_.local_bw * heads / channels;
     const double cap = nccl::newest_tuner_tables().tree[static_cast<std::size_t>(l_.arch)][0] / 2;
     return cap > 0 ? std::min(share, cap) : share;
@@ -790,10 +789,14 @@ class Pricer {
   bool amd() const { return l_.generation == Generation::cdna; }
   std::size_t column() const { return static_cast<std::size_t>(nccl::nodes_column(l_.groups)); }
 
-  // What a ring or tree graph's channels take out of a group: one NIC per
-  // channel (NCCL spreads channels over NICs), at most all of them.
+  // The NICs a ring or tree graph's channels use in a group: one per
+  // channel, at most all of them.
+  double graph_nics() const { return std::min<double>(ring_.channels, l_.nics_min); }
+
+  // What a ring or tree graph's channels take out of a group through their
+  // NICs (NCCL spreads channels over NICs).
   double graph_egress() const {
-    return std::min(l_.island_bw, std::min<double>(ring_.channels, l_.nics_min) * l_.nic_mean_min);
+    return std::min(l_.island_bw, graph_nics() * l_.nic_mean_min);
   }
   // NVLSTree's network tree runs through its heads' NICs.
   double heads_egress() const {
