@@ -5,6 +5,8 @@
 #include "topoplan/cost/cost_model.hpp"
 #include "topoplan/cost/nccl_tuning.hpp"
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "cost_test_topologies.hpp"
@@ -227,6 +229,28 @@ TEST_CASE("tree allreduce in one box: a chain up and down, and the pipeline's fi
   CHECK(c.protocol == Protocol::simple);
   CHECK(c.latency_us == Approx(latency));
   CHECK(c.time_us == Approx(latency + us(s, alg) / eta(s, kSimpleBuffer) + fill).epsilon(1e-9));
+}
+
+TEST_CASE("a small tree runs on fewer channels: 32 KiB each through the chain at NCCL's per-channel rate") {
+  Topology t = parse(kBoxes);
+  CostModel model(t);
+  const double s = 256.0 * 1024;
+  CollectiveCost c = model.collective({first(t, 8), Collective::allreduce, 256 << 10, Algorithm::tree});
+  const Candidate* simple = nullptr;
+  for (const Candidate& cand : c.candidates())
+    if (cand.protocol == Protocol::simple) simple = &cand;
+  REQUIRE(simple);
+  // Of the communicator's 24 channels NCCL drops one while the buffer is
+  // under channels x 512 threads x 64 B: 8 channels of 32 KiB. Each chunk
+  // crosses the 14 hops of the chain at the channel's rate: its share of the
+  // NVLink (370.8 / 8) held to NCCL's per-channel tree rate, Hopper's 38.7
+  // GB/s busBw cap halved into algBw.
+  const double alg = kNvl / 2;
+  const double chunk = 32.0 * 1024;
+  const double rate = std::min(kNvl / 8, 38.7 / 2);
+  const double fill = 14 * us(chunk, rate) - us(8 * chunk, alg);
+  const double latency = 8.4 + 2 * (7 * 4.0);
+  CHECK(simple->time_us == Approx(latency + us(s, alg) / eta(s, kSimpleBuffer) + fill).epsilon(1e-9));
 }
 
 TEST_CASE("tree across three or four groups: the double binary tree's traffic and NCCL's caps") {

@@ -172,6 +172,23 @@ TEST_CASE("a collective runs on twice its graph's channels, and old trees shrink
   CHECK(nccl::tree_chunk_for_size(512 * 1024, 16 * 64 * 512 * 1024.0 - 1, 16, 8) == 256 * 1024);
 }
 
+TEST_CASE("a small Simple collective runs on fewer channels, each with its 32 KiB") {
+  constexpr int nt = nccl::kSimpleMaxThreads;
+  constexpr int th = nccl::kSimpleThreadThreshold;
+  static_assert(nt * th == 32 * 1024);
+  // 32 channels: a channel is dropped while bytes < channels x 32 KiB.
+  CHECK(nccl::collective_channels(32, 1024.0 * 1024, nt, th) == 32);
+  CHECK(nccl::collective_channels(32, 1024.0 * 1024 - 1, nt, th) == 31);
+  CHECK(nccl::collective_channels(32, 256.0 * 1024, nt, th) == 8);
+  CHECK(nccl::collective_channels(32, 64.0 * 1024, nt, th) == 2);
+  // Below one channel's share: one channel, never none.
+  CHECK(nccl::collective_channels(32, 8, nt, th) == 1);
+  CHECK(nccl::collective_channels(0, 8, nt, th) == 1);
+  // Large sizes keep them all; RCCL's 256 threads give 16 KiB a channel.
+  CHECK(nccl::collective_channels(32, 1e9, nt, th) == 32);
+  CHECK(nccl::collective_channels(32, 64.0 * 1024, nccl::kRcclSimpleMaxThreads, th) == 4);
+}
+
 TEST_CASE("a tree over two nodes: the search raises its intra-node speed towards twice the network's") {
   constexpr int kAmpere = 1;
   // A3 Mega: 8 NICs of 25 GB/s give 8 channels of 24 GB/s; the second pass

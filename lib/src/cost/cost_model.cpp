@@ -587,8 +587,11 @@ class Pricer {
     }
     if (a != Algorithm::tree) return 0;
     const double chain_hops = nccl::tree_depth(l_.max_group, 1);
-    // Every channel the collective runs on has a chunk in flight.
-    const double channels = nccl::comm_channels(ring_.channels);
+    // Every channel the collective runs on has a chunk in flight; a small
+    // collective runs on fewer channels, each with a larger share.
+    const int threads = amd() ? nccl::kRcclSimpleMaxThreads : nccl::kSimpleMaxThreads;
+    const double channels = nccl::collective_channels(nccl::comm_channels(ring_.channels), s, threads,
+                                                      nccl::kSimpleThreadThreshold);
     double step = nccl::tree_chunk(tuner_proto(p), simple_buffer_);
     if (tt_.tree_chunk_by_depth || amd()) {
       const double depth = nccl::nccl_tree_depth(l_.n / std::max(l_.groups, 1U), groups);

@@ -233,6 +233,12 @@ double tree_traffic(std::uint32_t nodes) {
 
 int comm_channels(int graph_channels) { return std::min(2 * std::max(graph_channels, 1), kMaxChannels); }
 
+int collective_channels(int channels, double bytes, int threads, int threshold) {
+  int nc = std::max(channels, 1);
+  while (nc >= 2 && bytes < static_cast<double>(nc) * threads * threshold) --nc;
+  return nc;
+}
+
 double nccl_tree_depth(std::uint32_t ranks_per_node, std::uint32_t nodes) {
   const double below = ranks_per_node > 0 ? ranks_per_node - 1.0 : 0.0;
   return below + log2i(nodes);

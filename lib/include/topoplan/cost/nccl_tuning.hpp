@@ -228,6 +228,21 @@ int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t pp
 /// in flight.
 int comm_channels(int graph_channels);
 
+/// Threads a Simple ring or tree channel starts with (NCCL_SIMPLE_MAX_NTHREADS,
+/// src/include/device.h: NCCL 512, RCCL 256, which sets it to its
+/// NCCL_MAX_NTHREADS) and the bytes each must have before NCCL adds a
+/// channel (NCCL_SIMPLE_THREAD_THRESHOLD, src/include/comm.h: 64 in both).
+inline constexpr int kSimpleMaxThreads = 512;
+inline constexpr int kRcclSimpleMaxThreads = 256;
+inline constexpr int kSimpleThreadThreshold = 64;
+
+/// The channels a ring or tree collective of `bytes` runs on out of the
+/// communicator's `channels` (src/enqueue.cc, "Ring/Tree channel tuning"):
+/// one fewer while bytes < channels x `threads` x `threshold`, at least one.
+/// A small Simple collective thus gives each channel threads x threshold
+/// bytes (32 KiB in NCCL) rather than spreading thin over all of them.
+int collective_channels(int channels, double bytes, int threads, int threshold);
+
 /// NCCL's tree depth (src/graph/connect.cc connectTrees, "not an exact
 /// value"): ranks per node - 1 + floor(log2(nodes)).
 double nccl_tree_depth(std::uint32_t ranks_per_node, std::uint32_t nodes);
