@@ -234,9 +234,10 @@ double tree_traffic(std::uint32_t nodes) {
 int comm_channels(int graph_channels) { return std::min(2 * std::max(graph_channels, 1), kMaxChannels); }
 
 int collective_channels(int channels, double bytes, int threads, int threshold) {
-  int nc = std::max(channels, 1);
-  while (nc >= 2 && bytes < static_cast<double>(nc) * threads * threshold) --nc;
-  return nc;
+  // NCCL's loop drops a channel while bytes < nc x per-channel share: it
+  // stops at the most channels that each get their share, at least one.
+  const double fit = std::floor(bytes / (static_cast<double>(threads) * threshold));
+  return static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(std::max(channels, 1))));
 }
 
 double nccl_tree_depth(std::uint32_t ranks_per_node, std::uint32_t nodes) {
