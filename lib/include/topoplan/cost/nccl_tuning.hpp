@@ -228,10 +228,11 @@ int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t pp
 /// in flight.
 int comm_channels(int graph_channels);
 
-/// Threads a Simple ring or tree channel starts with (NCCL_SIMPLE_MAX_NTHREADS,
-/// src/include/device.h: NCCL 512, RCCL 256, which sets it to its
-/// NCCL_MAX_NTHREADS) and the bytes each must have before NCCL adds a
-/// channel (NCCL_SIMPLE_THREAD_THRESHOLD, src/include/comm.h: 64 in both).
+/// Threads a Simple tree channel starts with (tuning.cc maxThreads[TREE]
+/// [SIMPLE] = NCCL_SIMPLE_MAX_NTHREADS, src/include/device.h: NCCL 512; RCCL
+/// 256, its NCCL_MAX_NTHREADS; a ring's drops to 256 on graphs no faster than
+/// PCIe) and the bytes each must have before NCCL adds a channel
+/// (NCCL_SIMPLE_THREAD_THRESHOLD, src/include/comm.h: 64 in both).
 inline constexpr int kSimpleMaxThreads = 512;
 inline constexpr int kRcclSimpleMaxThreads = 256;
 inline constexpr int kSimpleThreadThreshold = 64;
