@@ -75,7 +75,7 @@ void algorithm_argument(const std::string& text, CollectiveQuery& query) {
   std::string hint = did_you_mean(name, algorithm_names());
   throw InputError({"--algorithm", 0, 0},
                    "unknown algorithm '" + text + "'" + (hint.empty() ? "" : "; " + hint) +
-                       " (auto, ring, tree, nvls, nvlstree, hierarchical, p2p, or a list as NCCL_ALGO takes "
+                       " (auto, ring, tree, nvls, nvlstree, hierarchical, p2p, allpairs, or a list as NCCL_ALGO takes "
                        "it: ring,tree or ^nvls,nvlstree)");
 }
 
@@ -234,8 +234,8 @@ Action setup_cost(CLI::App& command) {
   plan->excludes(first);
   command.get_option("--devices")->excludes(plan)->excludes(first);
   command.add_option("--algorithm,-a", o->algorithm,
-                     "auto (NCCL's choice), ring, tree, nvls, nvlstree, hierarchical, p2p, or what auto may "
-                     "choose from in NCCL_ALGO's syntax: ring,tree or ^nvls,nvlstree")
+                     "auto (NCCL's choice), ring, tree, nvls, nvlstree, hierarchical, p2p, allpairs (RCCL's MSCCL), "
+                     "or what auto may choose from in NCCL_ALGO's syntax: ring,tree or ^nvls,nvlstree")
       ->option_text("ALGO");
   command
       .add_option("--protocol,-p", o->protocol,

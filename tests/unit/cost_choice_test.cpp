@@ -127,6 +127,41 @@ TEST_CASE("requests the hardware cannot run are input errors that say why") {
   CHECK(contains(error_of(m, {first(mi, 8), Collective::allreduce, 1 << 20, Algorithm::nvls}), "no NVSwitch"));
 }
 
+TEST_CASE("RCCL runs MSCCL's all-pairs all-reduce ahead of its tuner where the XML fits") {
+  Topology one = preset("mi300x:nodes=1");
+  CostModel m(one);
+  auto eight = first(one, 8);
+  // 1 MiB: the tuner's candidates would take the ring; MSCCL comes first.
+  const CollectiveCost c = m.collective({eight, Collective::allreduce, 1 << 20});
+  CHECK(c.algorithm == Algorithm::allpairs);
+  CHECK_FALSE(c.forced);
+  bool ring_listed = false;
+  for (const Candidate& cand : c.candidates()) ring_listed = ring_listed || cand.algorithm == Algorithm::ring;
+  CHECK(ring_listed);
+  CHECK(c.time_us < m.collective({eight, Collective::allreduce, 1 << 20, Algorithm::ring}).time_us);
+  // Outside the XML's sizes and loops, and off its topology, RCCL's own.
+  CHECK(m.collective({eight, Collective::allreduce, 8}).algorithm != Algorithm::allpairs);
+  CHECK(m.collective({eight, Collective::allreduce, std::uint64_t{32} << 20}).algorithm == Algorithm::ring);
+  CHECK(m.collective({first(one, 4), Collective::allreduce, 1 << 20}).algorithm != Algorithm::allpairs);
+  CHECK(m.collective({eight, Collective::allgather, 1 << 20}).algorithm != Algorithm::allpairs);
+  Topology two = preset("mi300x:nodes=2");
+  CostModel m2(two);
+  CHECK(m2.collective({first(two, 16), Collective::allreduce, 1 << 20}).algorithm != Algorithm::allpairs);
+  // A list without it leaves it out.
+  CollectiveQuery q{eight, Collective::allreduce, 1 << 20};
+  q.allowed = *parse_algorithm_set("^allpairs");
+  CHECK(m.collective(q).algorithm == Algorithm::ring);
+  // Requested where RCCL would not run it: an error that says why.
+  CHECK(contains(error_of(m, {first(one, 4), Collective::allreduce, 1 << 20, Algorithm::allpairs}),
+                 "8 AMD GPUs of one node"));
+  CHECK(contains(error_of(m, {eight, Collective::allgather, 1 << 20, Algorithm::allpairs}), "allreduce only"));
+  Topology h100 = preset("dgx-h100:nodes=1");
+  CostModel h(h100);
+  CHECK(contains(error_of(h, {first(h100, 8), Collective::allreduce, 1 << 20, Algorithm::allpairs}), "hopper"));
+  CHECK(contains(error_of(m, {eight, Collective::allreduce, std::uint64_t{32} << 20, Algorithm::allpairs}),
+                 "up to 16 MiB"));
+}
+
 TEST_CASE("bad rank lists are input errors") {
   Topology t = preset("dgx-h100:nodes=1");
   CostModel model(t);

@@ -451,3 +451,29 @@ TEST_CASE("hierarchical allreduce: reduce-scatter inside, all-reduce over rails,
   CollectiveCost broadcast = model.collective({first(t, 16), Collective::broadcast, std::uint64_t{1} << 30});
   CHECK(reduce.time_us == Approx(broadcast.time_us));
 }
+
+TEST_CASE("RCCL's MSCCL all-pairs on 8 MI300X: two xGMI steps of RCCL's latency, LL at half the links") {
+  // The MI300X preset: 7 xGMI links of 48 GB/s each (RCCL's realised rate).
+  Topology t = preset("mi300x:nodes=1");
+  CostModel model(t);
+  auto ranks = first(t, 8);
+  const double links = 7 * 48.0;
+  // Each GPU sends every peer 1/8 and gets the sums back: 2 x 7/8 of the
+  // buffer over its 7 links.
+  const double ll_s = 256 * 1024.0;
+  CollectiveCost ll = model.collective({ranks, Collective::allreduce, std::uint64_t{256} << 10});
+  CHECK(ll.algorithm == Algorithm::allpairs);
+  CHECK(ll.protocol == Protocol::ll);
+  CHECK(ll.latency_us == Approx(12.0 + 2 * 0.8));  // RCCL's LL base + two xGMI ring steps
+  CHECK(ll.time_us == Approx(12.0 + 2 * 0.8 + us(ll_s * 14 / 8, links * 0.5)).epsilon(1e-9));
+  // Simple moves at the share AMD's curve shows.
+  const double simple_s = 4 * 1048576.0;
+  CollectiveCost simple = model.collective({ranks, Collective::allreduce, std::uint64_t{4} << 20});
+  CHECK(simple.algorithm == Algorithm::allpairs);
+  CHECK(simple.protocol == Protocol::simple);
+  CHECK(simple.latency_us == Approx(17.0 + 2 * 2.1));
+  CHECK(simple.time_us ==
+        Approx(17.0 + 2 * 2.1 + us(simple_s * 14 / 8, links * rccl::kAllPairsSimpleEfficiency)).epsilon(1e-9));
+  REQUIRE(simple.tiers().size() == 1);
+  CHECK(simple.tiers()[0].bandwidth == Approx(links));
+}

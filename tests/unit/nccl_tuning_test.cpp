@@ -211,3 +211,24 @@ TEST_CASE("a tree over two nodes: the search raises its intra-node speed towards
   CHECK(p4d.speed == 12);
   CHECK(nccl::tree_intra_speed(kAmpere, p4d, 240) == 24);
 }
+
+TEST_CASE("RCCL's MSCCL all-pairs XML: LL to 512 KiB, Simple to 16 MiB, whole loops of chunks only") {
+  // allreduce-allpairs-8n-ll-32tb: 256 chunks a loop, to 64 KiB; -ll-64tb:
+  // 512 chunks, 64 KiB + 1 to 512 KiB - 1; -simple: 512 chunks, 512 KiB
+  // to 16 MiB (msccl_lifecycle.cc: count % chunks == 0 and min <= bytes <= max).
+  CHECK(rccl::allpairs_protocol(1024) == Protocol::ll);  // 256 floats
+  CHECK_FALSE(rccl::allpairs_protocol(512));             // 128 floats
+  CHECK_FALSE(rccl::allpairs_protocol(8));
+  CHECK(rccl::allpairs_protocol(65536) == Protocol::ll);
+  CHECK(rccl::allpairs_protocol(65536 + 2048) == Protocol::ll);  // 512 floats a loop past 64 KiB
+  CHECK_FALSE(rccl::allpairs_protocol(65536 + 1024));            // 256 floats: not a loop of 512
+  CHECK(rccl::allpairs_protocol(524288 - 2048) == Protocol::ll);
+  CHECK(rccl::allpairs_protocol(524288) == Protocol::simple);
+  CHECK(rccl::allpairs_protocol(16777216) == Protocol::simple);
+  CHECK_FALSE(rccl::allpairs_protocol(16777216 + 2048));
+  CHECK_FALSE(rccl::allpairs_protocol(std::uint64_t{1} << 30));
+  // Two-byte elements divide smaller buffers into whole loops.
+  CHECK(rccl::allpairs_protocol(512, 2) == Protocol::ll);
+  CHECK_FALSE(rccl::allpairs_protocol(1022, 4));
+  CHECK_FALSE(rccl::allpairs_protocol(0));
+}

@@ -13,7 +13,7 @@ constexpr std::array<std::string_view, kCollectiveCount> kCollectiveNames = {
     "allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "sendrecv"};
 
 constexpr std::array<std::string_view, kAlgorithmCount> kAlgorithmNames = {
-    "auto", "ring", "tree", "nvls", "nvlstree", "hierarchical", "p2p"};
+    "auto", "ring", "tree", "nvls", "nvlstree", "hierarchical", "p2p", "allpairs"};
 
 constexpr std::array<std::string_view, kProtocolCount> kProtocolNames = {"ll", "ll128", "simple", "scheduled"};
 

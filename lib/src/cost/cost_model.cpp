@@ -199,8 +199,30 @@ class Pricer {
           return false;
         }
         return true;
+      case Algorithm::allpairs:
+        if (op != Collective::allreduce) {
+          if (why) *why = "algorithm 'allpairs' (RCCL's MSCCL) implements allreduce only";
+          return false;
+        }
+        if (!allpairs_mesh()) {
+          if (why)
+            *why = fmt::format(
+                "algorithm 'allpairs' is RCCL's MSCCL all-reduce for {} AMD GPUs of one node, "
+                "joined in one xGMI mesh; these are {} ranks of {} GPUs on {} node{}",
+                rccl::kAllPairsRanks, l_.n, generation_name(l_.generation), l_.nodes, l_.nodes == 1 ? "" : "s");
+          return false;
+        }
+        return true;
     }
     return true;
+  }
+
+  // RCCL's MSCCL all-pairs conditions but the size (rccl::allpairs_protocol):
+  // 8 ranks of AMD GPUs in one node, joined by one scale-up (xGMI) mesh, the
+  // topology RCCL's model 79 describes.
+  bool allpairs_mesh() const {
+    return amd() && l_.n == static_cast<std::uint32_t>(rccl::kAllPairsRanks) && l_.nodes == 1 && l_.groups == 1 &&
+           !l_.local_pcie && l_.all_scale_up;
   }
 
   // Whether NCCL enables LL128 here: the layout's rule, and across domains
@@ -210,10 +232,11 @@ class Pricer {
   }
 
   // NCCL's algorithms for `op` that the hardware supports, in a fixed order.
-  SmallList<Algorithm, 6> automatic(Collective op) const {
-    SmallList<Algorithm, 6> out;
-    constexpr std::array<Algorithm, 6> kOrder = {Algorithm::ring, Algorithm::tree, Algorithm::nvls,
-                                                 Algorithm::nvlstree, Algorithm::p2p, Algorithm::hierarchical};
+  SmallList<Algorithm, 7> automatic(Collective op) const {
+    SmallList<Algorithm, 7> out;
+    constexpr std::array<Algorithm, 7> kOrder = {Algorithm::ring,     Algorithm::tree, Algorithm::nvls,
+                                                 Algorithm::nvlstree, Algorithm::p2p,  Algorithm::hierarchical,
+                                                 Algorithm::allpairs};
     for (Algorithm a : kOrder) {
       if (!supports(a, op)) continue;
       // Hierarchical all-reduce/-gather is not one of NCCL's algorithms; for
@@ -254,6 +277,9 @@ class Pricer {
       case Algorithm::p2p:
         out.push(Protocol::ll);
         out.push(Protocol::simple);
+        break;
+      case Algorithm::allpairs:
+        if (const auto p = rccl::allpairs_protocol(bytes)) out.push(*p);
         break;
       default: out.push(Protocol::simple); break;
     }
@@ -379,6 +405,12 @@ class Pricer {
         add_levels_a2a(0);
         break;
       }
+      case Algorithm::allpairs:
+        // Each GPU sends every peer 1/n of the buffer over their link and
+        // gets the sums back the same way: 2 (n - 1) / n x S over its n - 1
+        // links, the ring's bytes on the same links.
+        t.add(local, kNone, l_.local_where, 0, bus_factor(op, l_.n) * s, l_.local_bw);
+        break;
       case Algorithm::automatic: break;
     }
   }
@@ -426,7 +458,9 @@ class Pricer {
     const double alg = bus / norm;
     // RCCL's LL ratio is what LL reaches at the sizes RCCL gives it (up to
     // 1 MiB): its ramp is in it already.
-    const bool measured_ratio = amd() && p == Protocol::ll;
+    // MSCCL's XML walks the buffer in a fixed number of chunks, whose cost
+    // is in its latency.
+    const bool measured_ratio = (amd() && p == Protocol::ll) || a == Algorithm::allpairs;
     const double eta = ramp_ && !measured_ratio ? nccl::ramp_efficiency(s, pipeline_unit(a, proto)) : 1.0;
     return latency_us + transfer_us(s, alg) / eta + fill_us(a, p, op, s, alg, inside);
   }
@@ -456,6 +490,10 @@ class Pricer {
     const double llmax = nccl::ll_max_bw(l_.arch, groups, l_.amd_host);
     const bool capped = tuner || groups >= 4;
     const nccl::TunerTables& k = tuner ? tt_ : nccl::newest_tuner_tables();
+    // MSCCL's LL carries 8 of every 16 bytes at the link's rate, its Simple
+    // the share AMD's curve shows (rccl::kAllPairsSimpleEfficiency).
+    if (a == Algorithm::allpairs)
+      return bus * (p == Protocol::ll ? nccl::kRingLLFactor : rccl::kAllPairsSimpleEfficiency);
     if (amd() && (a == Algorithm::ring || a == Algorithm::tree)) {
       // RCCL's ratios; physically only LL's is a property of the link (LL128
       // and Simple move at NCCL's rates).
@@ -774,6 +812,10 @@ class Pricer {
       case Algorithm::p2p:
         return base(ring) +
                (multi ? inter(nccl::kRing) : hw(intra_hw, ring));
+      case Algorithm::allpairs:
+        // One launch and two hops (to the peers and back), at RCCL's rates
+        // for a step over xGMI: 13.6 us for LL, 21.2 for Simple.
+        return base(ring) + 2 * hw(intra_hw, ring);
       case Algorithm::automatic: break;
     }
     return 0;
@@ -897,7 +939,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
     return;
   }
 
-  SmallList<Algorithm, 6> algorithms;
+  SmallList<Algorithm, 7> algorithms;
   if (query.algorithm == Algorithm::automatic) {
     for (Algorithm a : pricer.automatic(query.op))
       if (query.allowed & algorithm_bit(a)) algorithms.push(a);
@@ -917,6 +959,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   double best_estimate = kInf, best_time = kInf, best_latency = 0;
   std::size_t tiers_of = algorithms.count;  // whose tiers `tiers` holds
   bool have = false;
+  bool msccl = false;  // RCCL's MSCCL took it ahead of the tuner
   for (std::size_t i = 0; i < algorithms.count; ++i) {
     const Algorithm a = algorithms.items[i];
     double raw_us = -1, raw_inside_us = -1;
@@ -939,9 +982,11 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
       }
       if (candidates && out.candidate_count < kMaxCandidates)
         out.candidate_data[out.candidate_count++] = {a, p, time, estimate};
-      // Ties keep the first.
-      if (!have || estimate < best_estimate) {
+      // Ties keep the first. RCCL runs an MSCCL algorithm that fits before
+      // its tuner sees the collective (msccl_lifecycle.cc).
+      if (!msccl && (a == Algorithm::allpairs || !have || estimate < best_estimate)) {
         have = true;
+        msccl = a == Algorithm::allpairs;
         best_estimate = estimate;
         best_time = time;
         best_latency = step_lat;
@@ -953,6 +998,10 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   if (!have && query.protocols != kAllProtocols)
     throw InputError({}, fmt::format("no allowed protocol (NCCL_PROTO) runs {} on these ranks with {}",
                                      collective_name(query.op), algorithm_name(algorithms.items[0])));
+  if (!have && algorithms.items[0] == Algorithm::allpairs)
+    throw InputError({}, fmt::format("algorithm 'allpairs' does not run {} B: RCCL's MSCCL XML takes whole loops "
+                                     "of 256 4-byte elements up to 64 KiB and of 512 above, up to 16 MiB",
+                                     query.bytes));
   if (!have)
     throw InputError({}, fmt::format("algorithm '{}' has no protocol for {} B here: RCCL runs trees inside one "
                                      "AMD node only with LL and LL128, which it keeps to small sizes",

@@ -326,4 +326,15 @@ ProtocolRange protocol_range(Collective op) {
   }
 }
 
+std::optional<Protocol> allpairs_protocol(std::uint64_t bytes, std::uint64_t element_bytes) {
+  if (bytes == 0 || element_bytes == 0 || bytes % element_bytes != 0) return std::nullopt;
+  const std::uint64_t count = bytes / element_bytes;
+  if (bytes <= kAllPairsFewChunksMax)
+    return count % kAllPairsFewChunks == 0 ? std::optional(Protocol::ll) : std::nullopt;
+  if (count % kAllPairsChunks != 0) return std::nullopt;
+  if (bytes <= kAllPairsLLMax) return Protocol::ll;
+  if (bytes <= kAllPairsSimpleMax) return Protocol::simple;
+  return std::nullopt;
+}
+
 }  // namespace topoplan::rccl

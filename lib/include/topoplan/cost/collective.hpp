@@ -41,8 +41,9 @@ enum class Algorithm : std::uint8_t {
   nvlstree,      // NVLS inside each island, tree across islands over NICs
   hierarchical,  // inside islands, then across islands over rails (2D / PXN)
   p2p,           // direct point-to-point sends (alltoall, sendrecv)
+  allpairs,      // RCCL's MSCCL all-pairs all-reduce: 8 AMD GPUs of one xGMI mesh
 };
-inline constexpr int kAlgorithmCount = 7;
+inline constexpr int kAlgorithmCount = 8;
 
 std::string_view algorithm_name(Algorithm algorithm);  // "auto" for automatic
 std::optional<Algorithm> parse_algorithm(std::string_view text);

@@ -391,7 +391,8 @@ inline constexpr std::array<std::array<ProtoRow, 2>, 3> kHwLatency = {{
 
 /// bwRatio [nodes <= 2, more][algo][proto]: RCCL's busBw multipliers, which
 /// take the place of NCCL's protocol factors. Ring LL moves 8 % of the link
-/// rate (an MI300X 1 MiB all-reduce takes 82 us, Azure ND MI300X v5).
+/// rate (an MI300X 1 MiB all-reduce takes 82 us on Azure ND MI300X v5 with
+/// one process for the 8 GPUs; with a process per GPU MSCCL runs it).
 inline constexpr std::array<std::array<ProtoRow, 2>, 2> kBwRatio = {{
     {{{0.06, 0.06, 0.11}, {0.08, 0.08, 1.00}}},
     {{{0.06, 0.06, 0.59}, {0.08, 0.08, 1.00}}},
@@ -406,5 +407,37 @@ struct ProtocolRange {
   std::uint64_t ll128_max = 0;
 };
 ProtocolRange protocol_range(Collective op);
+
+/// RCCL's MSCCL all-pairs all-reduce (ROCm/rccl tools/msccl-algorithms,
+/// allreduce-allpairs-8n-*.xml, since ROCm 6.0; msccl_lifecycle.cc runs it
+/// ahead of the tuner). RCCL loads it where a node matches its topology model
+/// 79, 8 GPUs in one fully connected xGMI mesh with 7 links each
+/// (rome_models.cc, "mscclEnabled=1"), and runs it for an 8-rank sum whose
+/// element count is a multiple of the XML's chunks per loop and whose size
+/// is in the XML's range: LL on 4 channels to 64 KiB (256 chunks), LL on 8
+/// channels below 512 KiB (512), Simple on 8 channels from 512 KiB to 16 MiB
+/// (512). Each GPU sends every peer its share of the buffer straight over
+/// their link, reduces what it receives and sends the sum back: two hops.
+inline constexpr int kAllPairsRanks = 8;
+inline constexpr std::uint64_t kAllPairsFewChunksMax = 65536;  // the 4-channel LL XML's maxBytes
+inline constexpr std::uint64_t kAllPairsFewChunks = 256;       // its chunks per loop
+inline constexpr std::uint64_t kAllPairsChunks = 512;          // the 8-channel XMLs'
+inline constexpr std::uint64_t kAllPairsLLMax = 524287;
+inline constexpr std::uint64_t kAllPairsSimpleMax = 16777216;
+
+/// The all-pairs XML's protocol for an all-reduce of `bytes` in elements of
+/// `element_bytes` (nccl-tests' float: 4); nullopt where RCCL runs its own
+/// algorithms instead (the count is not a multiple of the XML's chunks per
+/// loop, or the size is beyond 16 MiB).
+std::optional<Protocol> allpairs_protocol(std::uint64_t bytes, std::uint64_t element_bytes = 4);
+
+/// The share of a link's rate the all-pairs Simple XML moves: fitted, the
+/// one constant of this path. AMD's own 8 x MI300X curve (ROCm blog "Understanding
+/// RCCL Bandwidth and xGMI Performance on AMD Instinct MI300X", Mar 2025, RCCL
+/// 2.22.3, one process per GPU) grows 31 us per MB of a link's share from 2 to
+/// 16 MiB: 32 GB/s of the 48 its TransferBench run measures per link
+/// (bench/data a243-a245). LL needs none: it moves at LL's half of the link
+/// (a242, 256 KiB, within 4 %).
+inline constexpr double kAllPairsSimpleEfficiency = 0.67;
 
 }  // namespace topoplan::rccl
