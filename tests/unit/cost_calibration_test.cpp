@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 251.
-  REQUIRE(s.results.size() == 301);
+  // The team's 50 points and topoplan's 267.
+  REQUIRE(s.results.size() == 317);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -204,9 +204,15 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // -16 -> -1 %; c43, a one-process run of the same size, becomes the
   // outlier (x2.8): all 4.4 %, 17.3 %, x1.83; check 5.4 %, 19.3 %, x1.83;
   // amd 6.4 %, 13.7 %.
-  check_reached("all", s.all, {0.046, 0.18, 1.85});
+  // Then a send inside an NVLink domain runs on the channels NCCL gives its
+  // size (enqueue.cc addP2pToPlan), each one CTA at the NVLS channel's rate,
+  // with a252-a267 added as checks (an H100 node's five collectives on NCCL
+  // 2.29.2, a B200 pair's sends): 32 MiB among 8 H100s (a261) from +214 %
+  // to -7 %, the B200 pair's 16 MiB (a265) +44 % -> 0 %; c39 (B200 at 16
+  // GiB) +7 % -> -9 %: all 4.4 %, 16.3 %, x1.83; check 5.0 %, 19.1 %.
+  check_reached("all", s.all, {0.046, 0.17, 1.85});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
-  check_reached("check", s.check, {0.06, 0.205, 1.85});
+  check_reached("check", s.check, {0.055, 0.2, 1.85});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

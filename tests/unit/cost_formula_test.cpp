@@ -477,3 +477,19 @@ TEST_CASE("RCCL's MSCCL all-pairs on 8 MI300X: two xGMI steps of RCCL's latency,
   REQUIRE(simple.tiers().size() == 1);
   CHECK(simple.tiers()[0].bandwidth == Approx(links));
 }
+
+TEST_CASE("a send among 8 H100s of one node runs on NCCL's channels for its size, one CTA each") {
+  Topology t = preset("dgx-h100:nodes=1");
+  CostModel model(t);
+  auto ranks = first(t, 8);
+  // 32 MiB: 4 channels of 8 MiB, each at the rate an NVLS channel's CTA
+  // walks, far under the 18 NVLinks.
+  const double mid = 32.0 * 1048576;
+  CollectiveCost c = model.collective({ranks, Collective::sendrecv, std::uint64_t{32} << 20});
+  CHECK(c.protocol == Protocol::simple);
+  CHECK(c.time_us == Approx(c.latency_us + us(mid, 4 * nccl::kNvlsChannelBw)).epsilon(1e-9));
+  // 1 GiB: 32 channels would move 608 GB/s; the links bind.
+  const double large = kGiB;
+  CollectiveCost l = model.collective({ranks, Collective::sendrecv, std::uint64_t{1} << 30});
+  CHECK(l.time_us == Approx(l.latency_us + us(large, kNvl)).epsilon(1e-9));
+}

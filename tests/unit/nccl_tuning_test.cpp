@@ -232,3 +232,22 @@ TEST_CASE("RCCL's MSCCL all-pairs XML: LL to 512 KiB, Simple to 16 MiB, whole lo
   CHECK_FALSE(rccl::allpairs_protocol(1022, 4));
   CHECK_FALSE(rccl::allpairs_protocol(0));
 }
+
+TEST_CASE("NCCL's sends inside a node: few channels for mid sizes, all of a peer's for large ones") {
+  // 8 H100s: 32 communicator channels, 18 NVLinks to every peer (2 x 18 ->
+  // 64 -> at most 32 a peer), started on 4 so that 8 ranks fit 32 channels.
+  const nccl::P2pChannels h100 = nccl::p2p_channels(32, 18, 8);
+  CHECK(h100.per_peer == 32);
+  CHECK(h100.start == 4);
+  CHECK(nccl::p2p_channels(32, 18, 2).start == 16);
+  CHECK(nccl::p2p_channels(24, 12, 8).per_peer == 32);  // A100: 24 channels and links, as powers of two
+  CHECK(nccl::p2p_channels(32, 1, 8).per_peer == 2);    // one NVLink: two channels
+  // Parts of 64 KiB (512 KiB / 8) to 16 MiB (x 32), doubling up to per_peer.
+  CHECK(nccl::p2p_send_channels(64 * 1024, h100) == 1);
+  CHECK(nccl::p2p_send_channels(192 * 1024, h100) == 3);
+  CHECK(nccl::p2p_send_channels(32.0 * 1048576, h100) == 4);    // parts of 8 MiB
+  CHECK(nccl::p2p_send_channels(64.0 * 1048576, h100) == 4);    // 16 MiB: not above the limit
+  CHECK(nccl::p2p_send_channels(256.0 * 1048576, h100) == 16);  // 64 -> 32 -> 16 MiB parts
+  CHECK(nccl::p2p_send_channels(1024.0 * 1048576, h100) == 32);
+  CHECK(nccl::p2p_send_channels(16.0 * 1073741824, h100) == 32);  // never beyond per_peer
+}

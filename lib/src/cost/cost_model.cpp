@@ -443,6 +443,8 @@ class Pricer {
     const double norm = nccl_norm(a, op);
     double bus = raw_us > 0 ? s / (raw_us * 1e3) * norm : kInf;
     bus = protocol_bus(a, p, bus, ring_.channels, false, inside);
+    const double channel_bus = p2p_channel_bus(op, p, s);
+    bus = std::min(bus, channel_bus);
     // A tree's chains inside the groups are the one-node tree's, whatever
     // runs beyond them: LL128 moves them at NCCL's one-node rate (7/9 of the
     // links, tuning.cc) where the network side takes 120/128, so leaving an
@@ -460,9 +462,28 @@ class Pricer {
     // 1 MiB): its ramp is in it already.
     // MSCCL's XML walks the buffer in a fixed number of chunks, whose cost
     // is in its latency.
-    const bool measured_ratio = (amd() && p == Protocol::ll) || a == Algorithm::allpairs;
+    // NCCL's channels for a send's size are its size dependence.
+    const bool measured_ratio = (amd() && p == Protocol::ll) || a == Algorithm::allpairs || channel_bus < kInf;
     const double eta = ramp_ && !measured_ratio ? nccl::ramp_efficiency(s, pipeline_unit(a, proto)) : 1.0;
     return latency_us + transfer_us(s, alg) / eta + fill_us(a, p, op, s, alg, inside);
+  }
+
+  // A send and receive inside one NVLink domain runs on the channels NCCL
+  // gives its size (nccl::p2p_send_channels), each one CTA copying its part
+  // at the rate one NVLS channel's CTA walks (kNvlsChannelBw, Hopper and
+  // Blackwell; LL's lines half of it): 4 channels for 32 MiB among 8
+  // H100s, 76 GB/s where the links would take 370. Unbounded elsewhere (no measured CTA rate; across nodes
+  // NCCL's 128 KiB parts reach the channels' maximum by a few MiB).
+  double p2p_channel_bus(Collective op, Protocol p, double s) const {
+    if (op != Collective::sendrecv || l_.groups != 1 || l_.local_pcie || !l_.all_scale_up || amd() || l_.arch < 2 ||
+        l_.arch > 3)
+      return kInf;
+    const int nvlinks = static_cast<int>(std::lround(l_.local_bw / nccl::kNvlinkBw[static_cast<std::size_t>(l_.arch)]));
+    const nccl::P2pChannels ch =
+        nccl::p2p_channels(nccl::comm_channels(ring_.channels), nvlinks, static_cast<int>(l_.n));
+    // LL's lines carry 8 bytes of data in 16.
+    const double line = p == Protocol::ll ? nccl::kRingLLFactor : 1.0;
+    return nccl::p2p_send_channels(s, ch) * nccl::kNvlsChannelBw * line;
   }
 
   // NCCL's own estimate (its tuner's) of (a, p) with latency `latency_us`;

@@ -233,6 +233,28 @@ double tree_traffic(std::uint32_t nodes) {
 
 int comm_channels(int graph_channels) { return std::min(2 * std::max(graph_channels, 1), kMaxChannels); }
 
+P2pChannels p2p_channels(int comm_channels, int nvlinks, int ranks) {
+  const int p2p = static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::clamp(comm_channels, 1, kMaxChannels))));
+  P2pChannels out;
+  out.per_peer = std::min(p2p, static_cast<int>(std::bit_ceil(static_cast<unsigned>(2 * std::max(nvlinks, 1)))));
+  out.start = out.per_peer;
+  while (out.start * std::max(ranks, 1) > p2p && out.start > 1) out.start /= 2;
+  return out;
+}
+
+int p2p_send_channels(double bytes, P2pChannels channels, double chunk) {
+  if (!(bytes > 0)) return 1;
+  const double min_part = chunk / 8;
+  const double max_part = chunk * 32;
+  int n = static_cast<int>(std::min<double>(channels.start, std::ceil(bytes / min_part)));
+  double part = std::max(min_part, std::ceil(bytes / n));
+  while (part > max_part && n <= channels.per_peer / 2) {
+    n *= 2;
+    part = std::ceil(bytes / n);
+  }
+  return n;
+}
+
 int collective_channels(int channels, double bytes, int threads, int threshold) {
   // NCCL's loop drops a channel while bytes < nc x per-channel share: it
   // stops at the most channels that each get their share, at least one.

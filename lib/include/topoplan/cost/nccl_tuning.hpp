@@ -110,7 +110,9 @@ inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 /// (topoplan-cost(7), "NVLS"). Checked on later curves: a GB200 rack on
 /// 2.29.2 (a127-a135) and a GB300 rack (a136-a140) within 10 %, MGHPCC's B200
 /// node (a71-a74) within 7 %. On 8 H100s the links bind (16 x 19 x 9/8 =
-/// 342 > 0.85 x 370.8 = 315).
+/// 342 > 0.85 x 370.8 = 315). A send's channel is one CTA copying too, and
+/// is priced at this rate (p2p_send_channels; measured sends move 20-21 GB/s
+/// a channel: c39, a261-a267).
 inline constexpr double kNvlsChannelBw = 19.0;
 
 /// The share of kNvlsChannelBw an NVLSTree channel walks. A CTA has 20 warps
@@ -243,6 +245,32 @@ inline constexpr int kSimpleThreadThreshold = 64;
 /// A small Simple collective thus gives each channel threads x threshold
 /// bytes (32 KiB in NCCL) rather than spreading thin over all of them.
 int collective_channels(int channels, double bytes, int threads, int threshold);
+
+/// NCCL's modelled bandwidth of one NVLink (topo.h ncclTopoNVLinkBw: SM70 and
+/// SM80 20, SM90 20.6, SM100 40.1 GB/s), by architecture index.
+inline constexpr std::array<double, 4> kNvlinkBw = {20.0, 20.0, 20.6, 40.1};
+
+/// The Simple step of a send or receive over NVLink (NCCL_P2P_NVL_CHUNKSIZE,
+/// src/init.cc: 512 KiB).
+inline constexpr double kP2pNvlChunk = 512.0 * 1024;
+
+/// The channels NCCL gives sends and receives between ranks joined by
+/// NVLink in one node: `per_peer` (p2pnChannelsPerPeer, paths.cc: 2 per
+/// NVLink to the peer, as a power of two, at most the communicator's) and
+/// `start` (enqueue.cc: per_peer halved while start x ranks exceeds the
+/// communicator's p2pnChannels, its channels as a power of two).
+struct P2pChannels {
+  int per_peer = 1;
+  int start = 1;
+};
+P2pChannels p2p_channels(int comm_channels, int nvlinks, int ranks);
+
+/// The channels one send of `bytes` runs on (enqueue.cc addP2pToPlan, one
+/// node): as many of `start` as parts of chunk / 8 fill, doubled while a
+/// part exceeds 32 chunks and the channels are at most half of per_peer.
+/// A send of 32 MiB among 8 H100s runs on 4 channels (parts of 8 MiB), of
+/// 1 GiB on 32.
+int p2p_send_channels(double bytes, P2pChannels channels, double chunk = kP2pNvlChunk);
 
 /// NCCL's tree depth (src/graph/connect.cc connectTrees, "not an exact
 /// value"): ranks per node - 1 + floor(log2(nodes)).
