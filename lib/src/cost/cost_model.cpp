@@ -458,11 +458,10 @@ class Pricer {
       if (cap > 0) bus = std::min(bus, nvls_.heads * cap);
     }
     const double alg = bus / norm;
-    // RCCL's LL ratio is what LL reaches at the sizes RCCL gives it (up to
-    // 1 MiB): its ramp is in it already.
-    // MSCCL's XML walks the buffer in a fixed number of chunks, whose cost
-    // is in its latency.
-    // NCCL's channels for a send's size are its size dependence.
+    // No ramp where the size dependence is priced otherwise: RCCL's LL ratio
+    // is what LL reaches at the sizes RCCL gives it (up to 1 MiB); MSCCL's
+    // XML walks the buffer in a fixed number of chunks, whose cost is in its
+    // latency; a send inside a domain runs on NCCL's channels for its size.
     const bool measured_ratio = (amd() && p == Protocol::ll) || a == Algorithm::allpairs || channel_bus < kInf;
     const double eta = ramp_ && !measured_ratio ? nccl::ramp_efficiency(s, pipeline_unit(a, proto)) : 1.0;
     return latency_us + transfer_us(s, alg) / eta + fill_us(a, p, op, s, alg, inside);
@@ -472,8 +471,9 @@ class Pricer {
   // gives its size (nccl::p2p_send_channels), each one CTA copying its part
   // at the rate one NVLS channel's CTA walks (kNvlsChannelBw, Hopper and
   // Blackwell; LL's lines half of it): 4 channels for 32 MiB among 8
-  // H100s, 76 GB/s where the links would take 370. Unbounded elsewhere (no measured CTA rate; across nodes
-  // NCCL's 128 KiB parts reach the channels' maximum by a few MiB).
+  // H100s, 76 GB/s where the links would take 370. Unbounded elsewhere: no
+  // CTA rate is measured there, and across nodes NCCL's 128 KiB parts reach
+  // the channels' maximum within a few MiB.
   double p2p_channel_bus(Collective op, Protocol p, double s) const {
     if (op != Collective::sendrecv || l_.groups != 1 || l_.local_pcie || !l_.all_scale_up || amd() || l_.arch < 2 ||
         l_.arch > 3)
