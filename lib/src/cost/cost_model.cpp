@@ -317,6 +317,10 @@ class Pricer {
       if (l_.groups > 1 && out) t.add(Tier::island, l_.island_level, l_.island_where, phase, bytes, bw);
     };
     switch (a) {
+      // MSCCL's all-pairs all-reduce sends each peer 1/n of the buffer over
+      // their link and gets the sums back the same way: 2 (n - 1) / n x S
+      // over a GPU's n - 1 links, the ring's bytes on the same links.
+      case Algorithm::allpairs:
       case Algorithm::ring: {
         const double f = (op == Collective::broadcast || op == Collective::reduce) ? 1.0 : bus_factor(op, l_.n);
         if (l_.max_group > 1) t.add(local, kNone, l_.local_where, 0, f * s, l_.local_bw);
@@ -405,12 +409,6 @@ class Pricer {
         add_levels_a2a(0);
         break;
       }
-      case Algorithm::allpairs:
-        // Each GPU sends every peer 1/n of the buffer over their link and
-        // gets the sums back the same way: 2 (n - 1) / n x S over its n - 1
-        // links, the ring's bytes on the same links.
-        t.add(local, kNone, l_.local_where, 0, bus_factor(op, l_.n) * s, l_.local_bw);
-        break;
       case Algorithm::automatic: break;
     }
   }
@@ -462,8 +460,8 @@ class Pricer {
     // is what LL reaches at the sizes RCCL gives it (up to 1 MiB); MSCCL's
     // XML walks the buffer in a fixed number of chunks, whose cost is in its
     // latency; a send inside a domain runs on NCCL's channels for its size.
-    const bool measured_ratio = (amd() && p == Protocol::ll) || a == Algorithm::allpairs || channel_bus < kInf;
-    const double eta = ramp_ && !measured_ratio ? nccl::ramp_efficiency(s, pipeline_unit(a, proto)) : 1.0;
+    const bool no_ramp = (amd() && p == Protocol::ll) || a == Algorithm::allpairs || channel_bus < kInf;
+    const double eta = ramp_ && !no_ramp ? nccl::ramp_efficiency(s, pipeline_unit(a, proto)) : 1.0;
     return latency_us + transfer_us(s, alg) / eta + fill_us(a, p, op, s, alg, inside);
   }
 
@@ -1021,8 +1019,9 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
                                      collective_name(query.op), algorithm_name(algorithms.items[0])));
   if (!have && algorithms.items[0] == Algorithm::allpairs)
     throw InputError({}, fmt::format("algorithm 'allpairs' does not run {} B: RCCL's MSCCL XML takes whole loops "
-                                     "of 256 4-byte elements up to 64 KiB and of 512 above, up to 16 MiB",
-                                     query.bytes));
+                                     "of {} 4-byte elements up to {} KiB and of {} above, up to {} MiB",
+                                     query.bytes, rccl::kAllPairsFewChunks, rccl::kAllPairsFewChunksMax / 1024,
+                                     rccl::kAllPairsChunks, rccl::kAllPairsSimpleMax >> 20));
   if (!have)
     throw InputError({}, fmt::format("algorithm '{}' has no protocol for {} B here: RCCL runs trees inside one "
                                      "AMD node only with LL and LL128, which it keeps to small sizes",

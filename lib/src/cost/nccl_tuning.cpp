@@ -12,10 +12,13 @@ double link_efficiency(const LinkType& type) {
     case LinkFamily::nvlink:
       switch (type.generation) {
         case 1: return 18.0 / 20.0;
-        case 2:  // Volta and Ampere links: the same per-link rate
-        case 3: return 20.0 / 25.0;
-        case 4: return 20.6 / 25.0;
-        case 5: return 40.1 / 50.0;
+        // NCCL's per-link rate (kNvlinkBw, by architecture: NVLink 2 is
+        // Volta's, 3 Ampere's, 4 Hopper's, 5 Blackwell's) over the
+        // catalogue's 25 GB/s a link (50 for NVLink 5).
+        case 2:
+        case 3:
+        case 4: return kNvlinkBw[static_cast<std::size_t>(type.generation - 2)] / 25.0;
+        case 5: return kNvlinkBw[3] / 50.0;
         default: return 0.8;
       }
     case LinkFamily::pcie: {
