@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 274.
-  REQUIRE(s.results.size() == 324);
+  // The team's 50 points and topoplan's 282.
+  REQUIRE(s.results.size() == 332);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -213,9 +213,17 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // With a268-a274, GCP's A3 Ultra pair (H200, gIB over RoCE) all-gathering
   // 1 KiB to 8 GiB on NCCL 2.26.6 (-16 % at 1 KiB, -8..+11 % beyond): all
   // 4.5 %, 15.9 %; check 5.0 %, 18.7 %.
-  check_reached("all", s.all, {0.046, 0.17, 1.85});
+  // With a275-a282, a Lambda B200 pair on NCCL 2.26.2 (InfiniBand; the same
+  // curve as GCP A4's pair over RoCE within 11 % from 8 MiB), NVLS fills two
+  // loops in one host's NVSwitch domain on Blackwell too, four only where
+  // the domain spans hosts (NVL72): the B200 pairs' NVLSTree from 16 MiB to
+  // 256 MiB from -17..-35 % to -14..+6 % (GCP's 128 MiB dip +5 -> +19 %),
+  // MGHPCC's one-process B200 node at 16 MiB (a71) -6 -> +23 %. The Lambda
+  // pair's 8 B to 1 MiB are 29-47 % slower than the model (x1.90 at 1 MiB,
+  // now the worst): all 4.7 %, 17.9 %, x1.90; check 5.4 %, 19.4 %.
+  check_reached("all", s.all, {0.048, 0.18, 1.92});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
-  check_reached("check", s.check, {0.055, 0.2, 1.85});
+  check_reached("check", s.check, {0.055, 0.2, 1.92});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

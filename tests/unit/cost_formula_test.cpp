@@ -90,6 +90,30 @@ TEST_CASE("NVLS on a 72-GPU domain: the channels, not the links, bind") {
   CHECK(c.time_us == Approx(25 + us(s * 33 / 32, nvls) + 4 * us(loop * 33 / 32, nvls)).epsilon(1e-9));
 }
 
+TEST_CASE("NVLS fills two loops in one host's NVSwitch domain, four where the domain spans hosts") {
+  // 8 B200s of one DGX and 8 GB200s of an NVL72 rack (two trays): the same
+  // 24 channels x 8 heads at the same 24 x 19 GB/s of the buffer, 128 KiB
+  // chunks at 8 GiB, so the loop is the same 24 MiB; the rack's NVLink
+  // domain spans hosts and fills four loops, the DGX's two.
+  Topology dgx = preset("dgx-b200:nodes=1");
+  Topology rack = preset("gb200-nvl72");
+  CostModel box_model(dgx);
+  CostModel rack_model(rack);
+  const std::uint64_t s = std::uint64_t{8} << 30;
+  const CollectiveCost box = box_model.collective({first(dgx, 8), Collective::allreduce, s, Algorithm::nvls});
+  const CollectiveCost slice = rack_model.collective({first(rack, 8), Collective::allreduce, s, Algorithm::nvls});
+  const double nvls = 24 * nccl::kNvlsChannelBw * 9 / 8;
+  REQUIRE(box.tiers()[0].bandwidth == Approx(nvls));
+  REQUIRE(slice.tiers()[0].bandwidth == Approx(nvls));
+  CHECK(box.nvls_channels == 24);
+  CHECK(slice.nvls_channels == 24);
+  CHECK(box.nvls_chunk_bytes == slice.nvls_chunk_bytes);
+  const double loop = 24.0 * 8 * box.nvls_chunk_bytes;
+  CHECK(box.time_us ==
+        Approx(box.latency_us + us(8.0 * kGiB * 9 / 8, nvls) + 2 * us(loop * 9 / 8, nvls)).epsilon(1e-9));
+  CHECK(slice.time_us - box.time_us == Approx(2 * us(loop * 9 / 8, nvls)).epsilon(1e-9));
+}
+
 TEST_CASE("NVLS in one Blackwell domain before NCCL 2.27.3: 32 channels fill longer loops at the domain's ceiling") {
   Topology t = preset("gb200-nvl72");
   const std::uint64_t s = std::uint64_t{16} << 30;

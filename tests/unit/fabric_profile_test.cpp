@@ -57,3 +57,19 @@ TEST_CASE("LL128 across nodes needs a NIC path of PXN or better: P2C keeps it, a
   // Inside one node the NIC path does not matter.
   CHECK(offers_ll128(host.collective({first(bridge, 2), Collective::allreduce, std::uint64_t{1} << 30})));
 }
+
+TEST_CASE("an island spans hosts in a multi-node NVLink domain, not in one host's NVSwitches") {
+  // GB200 NVL72: one NVLink domain over the rack's 18 compute trays (hosts).
+  Topology gb200 = preset("gb200-nvl72:racks=2");
+  CostModel nvl(gb200);
+  const std::uint32_t rack = nvl.fabric().accelerator(0).island;
+  REQUIRE(rack != kNone);
+  CHECK(nvl.fabric().island_spans_hosts(rack));
+  // DGX B200: each host's 8 GPUs are an island of their own.
+  Topology b200 = preset("dgx-b200:nodes=2");
+  CostModel dgx(b200);
+  const std::uint32_t box = dgx.fabric().accelerator(0).island;
+  REQUIRE(box != kNone);
+  CHECK_FALSE(dgx.fabric().island_spans_hosts(box));
+  CHECK_FALSE(dgx.fabric().island_spans_hosts(dgx.fabric().accelerator(8).island));
+}

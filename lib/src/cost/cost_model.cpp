@@ -713,11 +713,12 @@ class Pricer {
     return nvls_fill_loops(op) * transfer_us(nvls_loop(false, channels, heads, s), alg);
   }
 
-  // The loops of NVLS's fill (nccl::kNvlsFillLoops): an all-reduce's three
-  // stages fill two loops on Hopper, four on Blackwell; all-gather and
+  // The loops of NVLS's fill: an all-reduce's three stages fill two loops
+  // in one host's NVSwitch domain (nccl::kNvlsFillLoops), four in a
+  // multi-node NVLink domain (kNvlsFillLoopsMultiHost); all-gather and
   // reduce-scatter run two stages and fill half as many.
   double nvls_fill_loops(Collective op) const {
-    const double loops = nccl::kNvlsFillLoops[static_cast<std::size_t>(std::clamp(l_.arch, 0, 3))];
+    const double loops = l_.island_spans_hosts ? nccl::kNvlsFillLoopsMultiHost : nccl::kNvlsFillLoops;
     return op == Collective::allreduce ? loops : loops / 2;
   }
 

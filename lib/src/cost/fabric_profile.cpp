@@ -72,6 +72,7 @@ FabricProfile::FabricProfile(const Topology& topology)
   const auto accels = topology.accelerators();
   accels_.resize(accels.size());
   island_switched_.assign(islands_.size.size(), 0);
+  island_spans_hosts_.assign(islands_.size.size(), 0);
   island_domain_.assign(islands_.size.size(), kNone);
   std::vector<DeviceId> first_nic(accels.size(), kNone);
 
@@ -135,10 +136,15 @@ FabricProfile::FabricProfile(const Topology& topology)
   }
 
   // Name each island by its domain when the domain is the island, else by the
-  // node of its first accelerator.
+  // node of its first accelerator; note the islands whose accelerators sit in
+  // more than one node.
+  std::vector<DomainId> first_node(islands_.size.size(), kNone);
   for (std::uint32_t i = 0; i < accels.size(); ++i) {
     const std::uint32_t island = accels_[i].island;
-    if (island == kNone || island_domain_[island] != kNone) continue;
+    if (island == kNone) continue;
+    if (first_node[island] == kNone) first_node[island] = accels_[i].node;
+    if (accels_[i].node != first_node[island]) island_spans_hosts_[island] = 1;
+    if (island_domain_[island] != kNone) continue;
     DomainId d = topology.ancestor(accels_[i].node, islands_.level);
     if (topology.domain(d).accelerator_count() != islands_.size[island]) d = accels_[i].node;
     island_domain_[island] = d;

@@ -49,6 +49,7 @@ struct Layout {
   std::uint32_t groups = 0;     // islands (or PCIe nodes): NCCL's nNodes
   std::uint32_t nodes = 0;      // hosts
   bool single_node = false;
+  bool island_spans_hosts = false;  // some rank's island holds several hosts (multi-node NVLink)
   Generation generation = Generation::ampere;
   int arch = 2;                 // row of NCCL's [arch] tables
   bool lpu = false;

@@ -80,6 +80,9 @@ class FabricProfile {
   }
   /// Whether the island's accelerators reach each other through NVSwitches.
   bool island_switched(std::uint32_t island) const { return island_switched_[island] != 0; }
+  /// Whether the island's accelerators sit in more than one host: a
+  /// multi-node NVLink domain (GB200 NVL72's trays), not one host's NVSwitches.
+  bool island_spans_hosts(std::uint32_t island) const { return island_spans_hosts_[island] != 0; }
   /// The domain that names an island: its domain at the islands' level when
   /// that domain is exactly the island, else the node of its first accelerator.
   DomainId island_domain(std::uint32_t island) const { return island_domain_[island]; }
@@ -100,6 +103,7 @@ class FabricProfile {
   std::vector<AcceleratorProfile> accels_;
   std::vector<PeerLink> peers_;
   std::vector<std::uint8_t> island_switched_;
+  std::vector<std::uint8_t> island_spans_hosts_;
   std::vector<DomainId> island_domain_;
   std::vector<NodeProfile> nodes_;
   std::vector<double> egress_;

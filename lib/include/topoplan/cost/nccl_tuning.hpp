@@ -108,8 +108,7 @@ inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 /// 2.29.3 (a120-a126), over the 24 channels of a domain's ceiling. 19.0
 /// minimises their squared relative errors and holds both within 5 %
 /// (topoplan-cost(7), "NVLS"). Checked on later curves: a GB200 rack on
-/// 2.29.2 (a127-a135) and a GB300 rack (a136-a140) within 10 %, MGHPCC's B200
-/// node (a71-a74) within 7 %. On 8 H100s the links bind (16 x 19 x 9/8 =
+/// 2.29.2 (a127-a135) and a GB300 rack (a136-a140) within 10 %. On 8 H100s the links bind (16 x 19 x 9/8 =
 /// 342 > 0.85 x 370.8 = 315). A send's channel is one CTA copying too, and
 /// is priced at this rate (p2p_send_channels; measured sends move 20-21 GB/s
 /// a channel: c39, a261-a267).
@@ -126,19 +125,29 @@ inline constexpr double kNvlsChannelBw = 19.0;
 /// one domain's split, but the other domains set the time.
 inline constexpr double kNvlsTreeChannelShare = 5.0 / 7.0;
 
-/// Loops of an NVLS all-reduce's pipeline fill, by architecture (all-gather
-/// and reduce-scatter, which run two stages instead of three, half as many).
-/// A channel walks its part of the buffer a loop at a time (a chunk for
-/// every head, all_reduce.h), its scatter, reduce + multicast and gather
-/// stages overlapping from the second loop on; the first loop's scatter and
-/// reduce are two loops at the algorithm's rate. Hopper's curves show
-/// exactly that (8 H100s and H200s, c4-c8 and c23-c26: about 120 us from 1
-/// GiB on). Not an NCCL constant: the Blackwell curves carry twice that fill
-/// in every domain published, from 8 GPUs to 72 and on NCCL 2.25 to 2.29
-/// (fit a1-a5 and a120-a126, check a70-a74: the least-error fill is 3.5-4.5
-/// loops on each, against 2 to 2.5 on Hopper's); what doubles it is not
-/// identified. See topoplan-cost(7), "NVLS".
-inline constexpr std::array<double, 4> kNvlsFillLoops = {2.0, 2.0, 2.0, 4.0};
+/// Loops of an NVLS all-reduce's pipeline fill in one host's NVSwitch domain
+/// (all-gather and reduce-scatter, which run two stages instead of three,
+/// half as many). A channel walks its part of the buffer a loop at a time (a
+/// chunk for every head, all_reduce.h), its scatter, reduce + multicast and
+/// gather stages overlapping from the second loop on; the first loop's
+/// scatter and reduce are two loops at the algorithm's rate. Hopper's curves
+/// show exactly that (8 H100s and H200s, c4-c8 and c23-c26: about 120 us from
+/// 1 GiB on), and so do Blackwell's: two B200 pairs on NCCL's NVLSTree, over
+/// RoCE and over InfiniBand, measure the same curve (a162-a172, a275-a282;
+/// within 11 % of each other from 8 MiB to 1 GiB), which four loops made 17-35
+/// % slow from 16 to 256 MiB and two put within 15 %.
+inline constexpr double kNvlsFillLoops = 2.0;
+/// The same in a multi-node NVLink domain (GB200 and GB300 NVL72: the GPUs
+/// of 18 hosts through the rack's switch trays). Not an NCCL constant: the
+/// published curves of such domains carry twice the fill, on NCCL 2.25 to
+/// 2.29 (fit a1-a5 and a120-a126: the least-error fill is 3.5-4.5 loops on
+/// each; checked on a127-a140 and, across racks, a112-a117), and what
+/// doubles it is not identified. The curve that once put every Blackwell
+/// domain at four loops, MGHPCC's B200 node (a70-a74), is a one-process run
+/// (-g 8) whose serial launches lengthen every call. Whether the hosts or
+/// the domain's size (64-72 GPUs against 8) doubles it the published
+/// curves cannot tell. See topoplan-cost(7), "NVLS".
+inline constexpr double kNvlsFillLoopsMultiHost = 4.0;
 
 /// treeCorrectionFactor [proto][log2(bytes / 64)], 64 B .. 256 MB (hardware.md 1.1).
 inline constexpr std::array<std::array<double, 24>, 3> kTreeCorrection = {{
