@@ -221,9 +221,14 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // MGHPCC's one-process B200 node at 16 MiB (a71) -6 -> +23 %. The Lambda
   // pair's 8 B to 1 MiB are 29-47 % slower than the model (x1.90 at 1 MiB,
   // now the worst): all 4.7 %, 17.9 %, x1.90; check 5.4 %, 19.4 %.
-  check_reached("all", s.all, {0.048, 0.18, 1.92});
+  // Then a Hopper channel moves at most 20.5 GB/s through the network
+  // (fitted on a100 and a219, now fit points): H100 rings and NVLSTree over
+  // 4 and 8 nodes at 4-8 GiB from 8-19 % fast to within 3 %, A3 Ultra's
+  // all-gather (a274) +11 -> +1 %, NVIDIA/nccl-tests#309's four VMs (a91-a93)
+  // -9..-1 -> -14..-11 %: all 4.4 %, 17.3 %; check 5.0 %, 18.7 %.
+  check_reached("all", s.all, {0.045, 0.175, 1.92});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
-  check_reached("check", s.check, {0.055, 0.2, 1.92});
+  check_reached("check", s.check, {0.051, 0.19, 1.92});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

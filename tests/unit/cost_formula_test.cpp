@@ -455,7 +455,38 @@ TEST_CASE("NVLSTree across four boxes: NVLS inside, a tree of twice the data thr
   const double alone = 16.0 * 8 * 128 * 1024;
   CHECK(alone > loop);
   const double fill = 2 * us(alone * 9 / 8, 0.85 * kNvl) + (4 - 1) * us(loop, 8 * kNic);
-  CHECK(c.time_us == Approx(latency + us(s, alg) + fill).epsilon(1e-9));
+  // The 16 NVLS channels move those 2 S through each box's NICs at a Hopper
+  // channel's 20.5 GB/s, 328 GB/s: slower than the NICs and NCCL's cap, so
+  // the channels set the transfer.
+  const double channels = us(2 * s, 16 * nccl::kHopperNetChannelBw);
+  CHECK(channels > us(s, alg));
+  CHECK(c.network_channels == 16);
+  CHECK(c.network_channels_us == Approx(channels).epsilon(1e-12));
+  CHECK(c.time_us == Approx(latency + channels + fill).epsilon(1e-9));
+}
+
+TEST_CASE("a ring across Hopper nodes moves at its channels' pace where they are slower than the NICs") {
+  Topology t = parse(kBoxes, {{"nodes", "4"}});
+  CostModel model(t);
+  const auto ranks = first(t, 32);
+  const std::uint64_t s = std::uint64_t{8} << 30;
+  CollectiveCost c = model.collective(
+      {ranks, Collective::allreduce, s, Algorithm::ring, kAllAlgorithms, protocol_bit(Protocol::simple)});
+  // NCCL's ring graph across boxes: 8 channels at 48 GB/s, one a NIC,
+  // doubled when NCCL connects them: 16 channels, each carrying its share
+  // of 2 x 31/32 S across every box boundary at 20.5 GB/s.
+  const double channels = us(2.0 * 31 / 32 * static_cast<double>(s), 16 * nccl::kHopperNetChannelBw);
+  CHECK(c.network_channels == 16);
+  CHECK(c.network_channels_us == Approx(channels).epsilon(1e-12));
+  CHECK(c.time_us == Approx(c.latency_us + channels).epsilon(1e-9));
+  CHECK(c.busbw_gbps < 16 * nccl::kHopperNetChannelBw);
+  // Small enough that the links' ramped transfer is the longer: no bound.
+  CollectiveCost small = model.collective({ranks, Collective::allreduce, std::uint64_t{4} << 20, Algorithm::ring,
+                                           kAllAlgorithms, protocol_bit(Protocol::simple)});
+  CHECK(small.network_channels == 0);
+  // Inside one box the channels never leave it.
+  CollectiveCost one = model.collective({first(t, 8), Collective::allreduce, s, Algorithm::ring});
+  CHECK(one.network_channels == 0);
 }
 
 TEST_CASE("hierarchical allreduce: reduce-scatter inside, all-reduce over rails, all-gather inside") {

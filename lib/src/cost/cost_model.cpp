@@ -435,8 +435,28 @@ class Pricer {
   // inside the groups, when known): the link model.
   double physical_us(Algorithm a, Protocol p, Collective op, double s, double raw_us, double latency_us,
                      bool inside = false, double raw_inside_us = -1) const {
-    if (!(raw_us < kInf)) return kInf;
-    if (p == Protocol::scheduled) return latency_us + raw_us;
+    return physical_parts(a, p, op, s, raw_us, latency_us, inside, raw_inside_us).total();
+  }
+
+  // physical_us's terms: the latency, the links' ramped transfer, the
+  // channels' own pace through the NICs where it is known (the transfer is
+  // the longer of the two) and the pipeline's fill.
+  struct Parts {
+    double latency_us = 0, links_us = 0, channels_us = 0, fill_us = 0;
+    double total() const { return latency_us + std::max(links_us, channels_us) + fill_us; }
+  };
+  Parts physical_parts(Algorithm a, Protocol p, Collective op, double s, double raw_us, double latency_us,
+                       bool inside = false, double raw_inside_us = -1) const {
+    Parts out;
+    out.latency_us = latency_us;
+    if (!(raw_us < kInf)) {
+      out.links_us = kInf;
+      return out;
+    }
+    if (p == Protocol::scheduled) {
+      out.links_us = raw_us;
+      return out;
+    }
     const int proto = tuner_proto(p);
     const double norm = nccl_norm(a, op);
     double bus = raw_us > 0 ? s / (raw_us * 1e3) * norm : kInf;
@@ -462,7 +482,29 @@ class Pricer {
     // latency; a send inside a domain runs on NCCL's channels for its size.
     const bool no_ramp = (amd() && p == Protocol::ll) || a == Algorithm::allpairs || channel_bus < kInf;
     const double eta = ramp_ && !no_ramp ? nccl::ramp_efficiency(s, pipeline_unit(a, proto)) : 1.0;
-    return latency_us + transfer_us(s, alg) / eta + fill_us(a, p, op, s, alg, inside);
+    out.links_us = transfer_us(s, alg) / eta;
+    out.channels_us = network_channels_us(a, p, op, s, inside);
+    out.fill_us = fill_us(a, p, op, s, alg, inside);
+    return out;
+  }
+
+  // What the channels' CTAs take to move a ring's or NVLSTree's bytes
+  // through each node's NICs on Hopper (nccl::kHopperNetChannelBw; Simple,
+  // the protocol of the sizes where it binds): 16 channels move 328 GB/s
+  // where DGX H100's NICs take 384. A bound of its own beside the links'
+  // ramped time: the CTAs' pace does not ramp with the size. 0 elsewhere.
+  double network_channels_us(Algorithm a, Protocol p, Collective op, double s, bool inside) const {
+    const int channels = network_channels(a, p, inside);
+    if (channels == 0) return 0;
+    const double bytes = a == Algorithm::ring ? bus_factor(op, l_.n) * s : nccl::tree_traffic(l_.groups) * s;
+    return transfer_us(bytes, channels * nccl::kHopperNetChannelBw);
+  }
+  // The channels whose pace network_channels_us prices (0: none).
+  int network_channels(Algorithm a, Protocol p, bool inside) const {
+    if (inside || l_.groups < 2 || p != Protocol::simple || l_.generation != Generation::hopper) return 0;
+    if (a == Algorithm::ring) return nccl::comm_channels(ring_.channels);
+    if (a == Algorithm::nvlstree) return nvls_channels_;
+    return 0;
   }
 
   // A send and receive inside one NVLink domain runs on the channels NCCL
@@ -935,6 +977,8 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.nvls_channels = 0;
   out.nvls_heads = 0;
   out.nvls_chunk_bytes = 0;
+  out.network_channels = 0;
+  out.network_channels_us = 0;
   out.op = query.op;
   out.bytes = query.bytes;
   out.ranks = layout.n;
@@ -1038,6 +1082,15 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   if (best_time < 0)
     best_time = pricer.physical_us(best_algorithm, best_protocol, query.op, s, tiers.time_us(), best_latency, false,
                                    tiers.time_us(true));
+  // Where the channels' pace through the NICs sets the transfer, say so.
+  if (const int channels = pricer.network_channels(best_algorithm, best_protocol, false); channels > 0) {
+    const auto parts = pricer.physical_parts(best_algorithm, best_protocol, query.op, s, tiers.time_us(), best_latency,
+                                             false, tiers.time_us(true));
+    if (parts.channels_us > parts.links_us) {
+      out.network_channels = static_cast<std::uint32_t>(channels);
+      out.network_channels_us = parts.channels_us;
+    }
+  }
   Priced best_priced;
   best_priced.time_us = best_time;
   best_priced.latency_us = best_latency;
@@ -1117,6 +1170,8 @@ void copy_result(const CollectiveCost& from, CollectiveCost& to) {
   to.algbw_gbps = from.algbw_gbps;
   to.busbw_gbps = from.busbw_gbps;
   to.bottleneck = from.bottleneck;
+  to.network_channels = from.network_channels;
+  to.network_channels_us = from.network_channels_us;
   to.tier_count = from.tier_count;
   std::copy_n(from.tier_data.begin(), from.tier_count, to.tier_data.begin());
   to.candidate_count = 0;

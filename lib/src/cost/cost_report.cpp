@@ -6,6 +6,7 @@
 #include <fmt/ostream.h>
 
 #include "topoplan/cost/byte_size.hpp"
+#include "topoplan/cost/nccl_tuning.hpp"
 #include "topoplan/support/json_writer.hpp"
 
 namespace topoplan {
@@ -93,6 +94,13 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
     j.field("channels", c.nvls_channels);
     j.field("heads", c.nvls_heads);
     j.field("chunk_bytes", c.nvls_chunk_bytes);
+    j.end_object();
+  }
+  if (c.network_channels > 0) {
+    j.key("network_channels").begin_object();
+    j.field("channels", c.network_channels);
+    j.field("gbps_per_channel", nccl::kHopperNetChannelBw, 1);
+    j.field("time_us", c.network_channels_us, 3);
     j.end_object();
   }
   j.key("levels").begin_array();
@@ -197,6 +205,9 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
   if (const std::string release = option_release(model); !release.empty())
     fmt::print(out, "  nccl        {} (its tuner's tables choose)\n", release);
   fmt::print(out, "  time        {} us (latency {} us)\n", fixed(c.time_us, 3), fixed(c.latency_us, 3));
+  if (c.network_channels > 0)
+    fmt::print(out, "  channels    {} channels through each node's NICs at {} GB/s a channel set the transfer: {} us\n",
+               c.network_channels, nccl::kHopperNetChannelBw, fixed(c.network_channels_us, 3));
   fmt::print(out, "  algbw       {} GB/s\n", fixed(c.algbw_gbps, 2));
   fmt::print(out, "  busbw       {} GB/s\n", fixed(c.busbw_gbps, 2));
   fmt::print(out, "  bottleneck  {}\n", bottleneck_text(model, c));

@@ -104,6 +104,12 @@ struct CollectiveCost {
   std::uint32_t nvls_channels = 0;
   std::uint32_t nvls_heads = 0;
   std::uint32_t nvls_chunk_bytes = 0;
+  /// Where the channels' CTAs, not the NICs, set the transfer through each
+  /// node's NICs (Hopper's rings and NVLSTree across nodes at
+  /// nccl::kHopperNetChannelBw a channel): the channels and the time they
+  /// take, which replaces the links' transfer in time_us. 0 elsewhere.
+  std::uint32_t network_channels = 0;
+  double network_channels_us = 0;
 
   std::span<const TierCost> tiers() const { return {tier_data.data(), tier_count}; }
   std::span<const Candidate> candidates() const { return {candidate_data.data(), candidate_count}; }

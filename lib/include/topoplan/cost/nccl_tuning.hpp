@@ -114,6 +114,21 @@ inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 /// a channel: c39, a261-a267).
 inline constexpr double kNvlsChannelBw = 19.0;
 
+/// GB/s one channel (one CTA) of a Hopper GPU moves into and out of the
+/// network: a ring's channel crossing to the next node, an NVLSTree
+/// channel's sends up and down the tree. NCCL gives DGX H100's eight 400G
+/// NICs 16 ring channels and 16 NVLS channels, two a NIC, so at 20.5 GB/s a
+/// channel a node moves 328 GB/s where its NICs take 384 (NCCL's 48 GB/s
+/// each). Not an NCCL constant: fitted on two runs over four and eight
+/// nodes, a ring (a219, Voltage Park: 20.7 GB/s a channel) and NVLSTree
+/// (a100: 20.4); the same rate holds NVIDIA/nccl#1221's four nodes (a17,
+/// a18), A3 Ultra's H200 pair all-gathering (a273, a274) and the eight
+/// nodes' 4 GiB (a99) within 2 %, and NVLink sends measure as much a
+/// channel (20-21 GB/s, c39, a261-a267). Blackwell's channels are faster:
+/// a B200 pair all-gathers 383 GB/s on the same 16 (c34, c35), 24 a channel,
+/// so no cap is known there; AMD's are not measured.
+inline constexpr double kHopperNetChannelBw = 20.5;
+
 /// The share of kNvlsChannelBw an NVLSTree channel walks. A CTA has 20 warps
 /// (NCCL_MAX_NTHREADS 640); with buffers not registered, NVLS in one domain
 /// of more than 6 ranks gives 8 to scatter, 7 to gather and 5 to reduce
