@@ -108,8 +108,9 @@ inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 /// 2.29.3 (a120-a126), over the 24 channels of a domain's ceiling. 19.0
 /// minimises their squared relative errors and holds both within 5 %
 /// (topoplan-cost(7), "NVLS"). Checked on later curves: a GB200 rack on
-/// 2.29.2 (a127-a135) and a GB300 rack (a136-a140) within 10 %. On 8 H100s the links bind (16 x 19 x 9/8 =
-/// 342 > 0.85 x 370.8 = 315). A send's channel is one CTA copying too, and
+/// 2.29.2 (a127-a135) and a GB300 rack (a136-a140) within 10 %. On 8 H100s
+/// the links bind (16 x 19 x 9/8 = 342 > 0.85 x 370.8 = 315). A send's
+/// channel is one CTA copying too, and
 /// is priced at this rate (p2p_send_channels; measured sends move 20-21 GB/s
 /// a channel: c39, a261-a267).
 inline constexpr double kNvlsChannelBw = 19.0;
