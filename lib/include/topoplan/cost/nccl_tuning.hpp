@@ -127,7 +127,10 @@ inline constexpr double kNvlsChannelBw = 19.0;
 /// nodes' 4 GiB (a99) within 2 %, and NVLink sends measure as much a
 /// channel (20-21 GB/s, c39, a261-a267). Blackwell's channels are faster:
 /// a B200 pair all-gathers 383 GB/s on the same 16 (c34, c35), 24 a channel,
-/// so no cap is known there; AMD's are not measured.
+/// so no cap is known there; AMD's are not measured. Faster Hopper platforms
+/// are reported without curves (NVIDIA/nccl-tests#283: 248 H200 nodes at
+/// about 350 GB/s, 21.9 a channel; #290: NCCL's maintainers expect 46-48
+/// GB/s a 400G NIC): this rate is the measured curves' low end.
 inline constexpr double kHopperNetChannelBw = 20.5;
 
 /// The share of kNvlsChannelBw an NVLSTree channel walks. A CTA has 20 warps
