@@ -166,6 +166,13 @@ std::string bottleneck_text(const CostModel& model, const CollectiveCost& cost) 
   const TierCost& t = cost.tiers()[cost.bottleneck];
   const std::string what = tier_label(model.topology(), t);
   if (!cost.reachable) return fmt::format("{} {}: no path", what, tier_where(model.topology(), model.fabric(), t));
+  // Where NCCL's channels, not the NICs, set the transfer through them.
+  if (cost.network_channels > 0) {
+    const std::string channels =
+        fmt::format("{} channels at {} GB/s", cost.network_channels, nccl::kHopperNetChannelBw);
+    if (!outside(t)) return channels + " through the NICs";
+    return fmt::format("{} {} ({})", what, tier_where(model.topology(), model.fabric(), t), channels);
+  }
   return fmt::format("{} {}", what, tier_where(model.topology(), model.fabric(), t));
 }
 
