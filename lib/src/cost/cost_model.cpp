@@ -1079,14 +1079,14 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   while (algorithms.items[best_index] != best_algorithm) ++best_index;
   if (tiers_of != best_index) pricer.tiers(best_algorithm, query.op, s, tiers);
   out.tier_count = tiers.count;
-  if (best_time < 0)
-    best_time = pricer.physical_us(best_algorithm, best_protocol, query.op, s, tiers.time_us(), best_latency, false,
-                                   tiers.time_us(true));
-  // Where the channels' pace through the NICs sets the transfer, say so.
-  if (const int channels = pricer.network_channels(best_algorithm, best_protocol, false); channels > 0) {
+  // The choice's time where the loop did not take it, and where the
+  // channels' pace through the NICs sets the transfer, which: one pricing.
+  const int channels = pricer.network_channels(best_algorithm, best_protocol, false);
+  if (best_time < 0 || channels > 0) {
     const auto parts = pricer.physical_parts(best_algorithm, best_protocol, query.op, s, tiers.time_us(), best_latency,
                                              false, tiers.time_us(true));
-    if (parts.channels_us > parts.links_us) {
+    if (best_time < 0) best_time = parts.total();
+    if (channels > 0 && parts.channels_us > parts.links_us) {
       out.network_channels = static_cast<std::uint32_t>(channels);
       out.network_channels_us = parts.channels_us;
     }
