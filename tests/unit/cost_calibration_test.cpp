@@ -226,7 +226,11 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // 4 and 8 nodes at 4-8 GiB from 8-19 % fast to within 3 %, A3 Ultra's
   // all-gather (a274) +11 -> +1 %, NVIDIA/nccl-tests#309's four VMs (a91-a93)
   // -9..-1 -> -14..-11 %: all 4.4 %, 17.3 %; check 5.0 %, 18.7 %.
-  check_reached("all", s.all, {0.045, 0.175, 1.92});
+  // With a283-a288 (a Nebius H100 pair, 21 % fast at 1 MiB, within 4 % from
+  // 16 MiB) and NCCL choosing by the plugin's reported latency (75 us from
+  // aws-ofi-nccl on p5: a181 +18 -> +5 %): all 4.3 %, 16.6 %; check 4.9 %,
+  // 18.7 %.
+  check_reached("all", s.all, {0.044, 0.17, 1.92});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
   check_reached("check", s.check, {0.051, 0.19, 1.92});
   // Measurements the model cannot reproduce (their setups say why) are

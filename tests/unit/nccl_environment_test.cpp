@@ -280,3 +280,61 @@ TEST_CASE("a command's --nccl-version joins the topology's environment as its la
     CHECK_THAT(e.what(), Catch::Contains("NCCL version '2.x'"));
   }
 }
+
+TEST_CASE("the nccl: mapping's net_latency is what the network plugin reports") {
+  NcclEnvironment env;
+  CHECK_FALSE(env.net_latency_us);
+  CHECK(apply(env, "net_latency", "75").empty());
+  REQUIRE(env.net_latency_us);
+  CHECK(*env.net_latency_us == 75.0);
+  CHECK(apply(env, "net_latency", "0.5").empty());
+  CHECK(*env.net_latency_us == 0.5);
+  CHECK(env.describe() == "net latency 0.5 us");
+  for (const char* bad : {"", "-1", "75us", "1e3", "10001", "nan", "inf"}) {
+    INFO(bad);
+    CHECK(contains(apply(env, "net_latency", bad), "microseconds the network plugin reports"));
+  }
+  CHECK(*env.net_latency_us == 0.5);
+  CHECK(contains(apply(env, "NCCL_NET_LATENCY", "75"), "'net_latency' (the latency the network plugin reports)"));
+
+  Topology t = load(boxes_with("  net_latency: 75\n"));
+  CHECK(t.nccl_environment().net_latency_us == 75.0);
+  Topology back = parse_topology_yaml(write_topology_yaml(t, {}), "back.yaml", {});
+  CHECK(back.nccl_environment().net_latency_us == t.nccl_environment().net_latency_us);
+  CHECK(contains(load_error(boxes_with("  net_latency: soon\n")), "env.yaml:7:16"));
+}
+
+TEST_CASE("the plugin's net_latency steers NCCL's choice while the links time the steps") {
+  // NCCL's search keeps the plugin's latency as the graph's latencyInter and
+  // its tuner adds it to every network step, twice for Simple (tuning.cc);
+  // NCCL's InfiniBand transport reports 0, aws-ofi-nccl 75 us on p5.
+  Topology ib = load(kBoxes);
+  Topology ofi = load(boxes_with("  net_latency: 75\n"));
+  const CostModel ib_model(ib), ofi_model(ofi);
+  const auto ranks = first(ib, 16);
+  bool flipped = false;
+  for (std::uint64_t bytes = 8; bytes <= (std::uint64_t{1} << 30); bytes *= 8) {
+    INFO(bytes);
+    const CollectiveCost a = ib_model.collective({ranks, Collective::allreduce, bytes});
+    const CollectiveCost b = ofi_model.collective({ranks, Collective::allreduce, bytes});
+    REQUIRE(a.candidates().size() == b.candidates().size());
+    for (std::size_t i = 0; i < a.candidates().size(); ++i) {
+      const Candidate& x = a.candidates()[i];
+      const Candidate& y = b.candidates()[i];
+      INFO(algorithm_name(x.algorithm) << "/" << protocol_name(x.protocol));
+      // The time of every candidate is the links'.
+      CHECK(y.time_us == x.time_us);
+      // Two boxes: a tree's and NVLSTree's log2(2) network level up and down,
+      // a ring's 2(N - 1) = 2 network steps, each 75 us more (150 for
+      // Simple, and NCCL's 1.4 for a Simple ring's plateau past 64 bytes a
+      // channel and rank).
+      const double more = 2 * (x.protocol == Protocol::simple ? 150.0 : 75.0);
+      const double plateau = x.algorithm == Algorithm::ring && x.protocol == Protocol::simple ? 1.4 : 1.0;
+      const double diff = y.tuner_us - x.tuner_us;
+      CHECK((diff == Approx(more).margin(1e-6) || diff == Approx(more * plateau).margin(1e-6)));
+    }
+    flipped = flipped || a.algorithm != b.algorithm || a.protocol != b.protocol;
+  }
+  // And so NCCL's choice moves away from the algorithms with Simple's steps.
+  CHECK(flipped);
+}

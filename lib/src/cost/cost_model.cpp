@@ -35,6 +35,7 @@ struct PriceSettings {
   bool ramp = true;
   const nccl::TunerTables* tables = &nccl::newest_tuner_tables();
   double simple_buffer = nccl::kDefaultSimpleBuffer;
+  double net_latency = 0;  // what the network plugin reports to NCCL (NcclEnvironment::net_latency_us)
 };
 
 // Microseconds to move `bytes` at `gbps` (1 GB/s = 1e3 bytes per microsecond).
@@ -108,6 +109,7 @@ class Pricer {
         ramp_(ps.ramp),
         tt_(*ps.tables),
         simple_buffer_(ps.simple_buffer),
+        net_latency_(ps.net_latency),
         ring_(graphs.ring),
         tree_intra_(graphs.tree_intra),
         nvls_(graphs.nvls),
@@ -789,14 +791,17 @@ class Pricer {
     return fill;
   }
 
-  // NCCL's latency of (a, p), which its tuner chooses by. On AMD GPUs the
-  // tuner's are RCCL's tables; with `physical`, the network steps take
-  // NCCL's NET row instead, since RCCL's NET row steers RCCL's choice rather
-  // than timing a step (Ring/Simple 320 us a step, against 14 in NCCL's table
-  // and a few us of wire; rccl::kHwLatency), and the link model prices the
-  // chosen algorithm by what a step costs.
-  double latency(Algorithm a, Protocol p, Collective op, double s, bool inside = false,
-                 bool physical = false) const {
+  // NCCL's latency of (a, p): a network step adds the route's link
+  // latencies to NCCL's NET row, or, with `tuner` (what NCCL chooses by),
+  // the latency the network plugin reports (net_latency_: its graph's
+  // latencyInter, 0 on InfiniBand, 75 us from aws-ofi-nccl on p4d and p5).
+  // On AMD GPUs the tuner's are RCCL's tables; with `physical`, the network
+  // steps take NCCL's NET row instead, since RCCL's NET row steers RCCL's
+  // choice rather than timing a step (Ring/Simple 320 us a step, against 14
+  // in NCCL's table and a few us of wire; rccl::kHwLatency), and the link
+  // model prices the chosen algorithm by what a step costs.
+  double latency(Algorithm a, Protocol p, Collective op, double s, bool inside = false, bool physical = false,
+                 bool tuner = false) const {
     const double n = l_.n;
     const double groups = inside ? 1 : l_.groups;
     if (p == Protocol::scheduled) {
@@ -826,7 +831,7 @@ class Pricer {
       const auto row = l_.max_group == 1 ? static_cast<std::size_t>(nccl::kTree) : al;
       double net = rccl_net ? rccl::kHwLatency[nccl::kNet][row][proto] : nccl::kHwLatency[nccl::kNet][row][proto];
       if (row == static_cast<std::size_t>(nccl::kNvlsTree)) net = tt_.nvlstree_net_latency;
-      return net + l_.route_latency * (proto == kSimple ? 2 : 1);
+      return net + (tuner ? net_latency_ : l_.route_latency) * (proto == kSimple ? 2 : 1);
     };
     const auto ring = static_cast<std::size_t>(nccl::kRing);
     const auto tree = static_cast<std::size_t>(nccl::kTree);
@@ -943,6 +948,7 @@ class Pricer {
   // the link model takes from NCCL's per-channel caps are the newest's.
   const nccl::TunerTables& tt_;
   double simple_buffer_;
+  double net_latency_;
   nccl::GraphEstimate ring_;
   double tree_intra_;
   nccl::NvlsGraph nvls_;
@@ -1029,10 +1035,10 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
     double raw_us = -1, raw_inside_us = -1;
     for (Protocol p : pricer.protocols(a, query.op, query.bytes)) {
       if ((query.protocols & protocol_bit(p)) == 0) continue;
-      const double lat = pricer.latency(a, p, query.op, s);
-      // Only RCCL's network steps are timed otherwise than chosen by.
-      const double step_lat = pricer.amd() ? pricer.latency(a, p, query.op, s, false, true) : lat;
-      double estimate = pricer.tuner_us(a, p, query.op, s, lat);
+      // NCCL chooses by its tables and the plugin's latency; the steps take
+      // the route's (and on AMD GPUs NCCL's NET row, not RCCL's).
+      const double step_lat = pricer.latency(a, p, query.op, s, false, pricer.amd());
+      double estimate = pricer.tuner_us(a, p, query.op, s, pricer.latency(a, p, query.op, s, false, false, true));
       double time = -1;
       if (candidates || estimate < 0) {
         if (raw_us < 0) {
@@ -1242,6 +1248,7 @@ CostModel::CostModel(const Topology& topology, const CostModelOptions& options)
   tables_ = &nccl::tuner_tables(nccl_version_);
   const auto& buffer = topology.nccl_environment().simple_buffer_bytes;
   simple_buffer_ = buffer ? static_cast<double>(*buffer) : nccl::kDefaultSimpleBuffer;
+  net_latency_ = topology.nccl_environment().net_latency_us.value_or(0.0);
   // NCCL_ALGO's names kNcclAlgorithmNames[0..3] are the model's ring, tree,
   // nvls and nvlstree; the model has no CollNet or PAT to rule out, and its
   // hierarchical and p2p paths are not NCCL_ALGO algorithms.
@@ -1284,7 +1291,7 @@ CollectiveCost CostModel::collective(const CollectiveQuery& request) const {
   if (query.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   CollectiveCost out;
-  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_};
+  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_, net_latency_};
   const double one = one_island_us(*scratch_, layout, query, ps);
   price_layout(layout, graphs_of(*scratch_, layout), query, ps, out, true, one);
   return out;
@@ -1297,7 +1304,7 @@ std::vector<CollectiveCost> CostModel::sweep(const CollectiveQuery& query, std::
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   std::vector<CollectiveCost> out;
   CollectiveQuery q = in_environment(query);
-  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_};
+  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_, net_latency_};
   for (std::uint64_t size = from; size <= to; size *= 2) {
     q.bytes = size;
     const double one = one_island_us(*scratch_, layout, q, ps);
@@ -1317,7 +1324,7 @@ void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
                                  bool candidates) const {
   Scratch& s = *scratch_;
   CollectiveCost cost;
-  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_};
+  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_, net_latency_};
   // Pass 1: every query's flows out of every domain. Queries that leave no
   // domain share nothing and are priced at once.
   s.begin_totals();

@@ -556,7 +556,7 @@ void SpecReader::read_nccl(const yaml::Node& node, NcclEnvironment& env) {
     if (!name || !value) continue;
     const SourceLocation where = yaml::where(file_, entry.second);
     // A known key's bad value is reported at the value, an unknown key at the key.
-    const bool known = *name == kNcclVersionKey ||
+    const bool known = *name == kNcclVersionKey || *name == kNcclNetLatencyKey ||
                        std::find(kNcclVariables.begin(), kNcclVariables.end(), *name) != kNcclVariables.end();
     if (std::string problem = apply_nccl_setting(env, {*name, *value, where}); !problem.empty())
       sink_.error(known ? where : yaml::where(file_, entry.first), problem);

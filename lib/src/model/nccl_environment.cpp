@@ -44,12 +44,28 @@ std::optional<std::uint64_t> parse_buffer_size(std::string_view text, std::strin
   return bytes;
 }
 
+// `net_latency`'s value: microseconds, or the reason it is not a latency.
+std::optional<double> parse_net_latency(std::string_view text, std::string& problem) {
+  double us = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), us, std::chars_format::fixed);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(us >= 0) || us > 10000) {
+    problem = fmt::format(
+        "net_latency '{}' must be the microseconds the network plugin reports to NCCL, a plain "
+        "number from 0 to 10000 (75 for aws-ofi-nccl on p4d and p5)",
+        text);
+    return std::nullopt;
+  }
+  return us;
+}
+
 }  // namespace
 
 std::string NcclEnvironment::describe() const {
   std::string out;
   for (const NcclSetting& s : settings)
-    out += (out.empty() ? "" : " ") + (s.name == kNcclVersionKey ? "NCCL " + s.value : s.name + "=" + s.value);
+    out += (out.empty() ? "" : " ") + (s.name == kNcclVersionKey      ? "NCCL " + s.value
+                                       : s.name == kNcclNetLatencyKey ? "net latency " + s.value + " us"
+                                                                      : s.name + "=" + s.value);
   return out;
 }
 
@@ -70,9 +86,13 @@ std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
     if (!parse_buffer_size(setting.value, problem)) return problem;
   } else if (setting.name == kNcclVersionKey) {
     if (!parse_nccl_version(setting.value, problem)) return problem;
+  } else if (setting.name == kNcclNetLatencyKey) {
+    if (!parse_net_latency(setting.value, problem)) return problem;
   } else {
-    return fmt::format("'{}' is not a variable the cost model follows; it follows {} and '{}' (the NCCL release)",
-                       setting.name, fmt::join(kNcclVariables, ", "), kNcclVersionKey);
+    return fmt::format(
+        "'{}' is not a variable the cost model follows; it follows {}, '{}' (the NCCL release) and '{}' (the "
+        "latency the network plugin reports)",
+        setting.name, fmt::join(kNcclVariables, ", "), kNcclVersionKey, kNcclNetLatencyKey);
   }
 
   // The masks follow from the latest setting of each variable.
@@ -87,6 +107,7 @@ std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
     if (s.name == "NCCL_PROTO") next.protocols = parse_list(s.value, kNcclProtocolNames, problem).value_or(0);
     if (s.name == kNcclVersionKey) next.version = parse_nccl_version(s.value, problem);
     if (s.name == "NCCL_BUFFSIZE") next.simple_buffer_bytes = parse_buffer_size(s.value, problem);
+    if (s.name == kNcclNetLatencyKey) next.net_latency_us = parse_net_latency(s.value, problem);
   }
   constexpr std::uint8_t kNvlsBits = 0x0c;  // nvls, nvlstree
   for (const NcclSetting& s : next.settings)

@@ -190,6 +190,7 @@ class CostModel {
   std::optional<NcclVersion> nccl_version_;
   const nccl::TunerTables* tables_ = nullptr;
   double simple_buffer_ = 0;  // NCCL_BUFFSIZE, else nccl::kDefaultSimpleBuffer (set by the constructor)
+  double net_latency_ = 0;    // the network plugin's reported latency (NcclEnvironment::net_latency_us)
   AlgorithmSet env_algorithms_ = kAllAlgorithms;
   ProtocolSet env_protocols_ = kAllProtocols;
   std::unique_ptr<Scratch> scratch_;

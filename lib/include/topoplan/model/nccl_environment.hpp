@@ -49,6 +49,14 @@ struct NcclEnvironment {
   /// NCCL_BUFFSIZE: the Simple protocol's buffer per channel and peer in
   /// bytes (src/init.cc computeBuffSizes); empty for NCCL's 4 MiB.
   std::optional<std::uint64_t> simple_buffer_bytes;
+  /// `net_latency`: the latency in microseconds the network plugin reports to
+  /// NCCL (ncclNetProperties_t.latency), which NCCL's search keeps as the
+  /// graph's latencyInter and its tuner adds to every network step (twice
+  /// for Simple, tuning.cc). NCCL's own InfiniBand and socket transports
+  /// report 0 (net_ib.cc "Not set"); aws-ofi-nccl reports its platform's
+  /// figure (75 us on p4d and p5, src/platform-aws). Empty: 0. It steers
+  /// NCCL's choice only; the links' latencies time the steps.
+  std::optional<double> net_latency_us;
 
   bool empty() const { return settings.empty(); }
   bool allows_algorithm(std::size_t index) const { return (algorithms >> index) & 1u; }
@@ -62,6 +70,8 @@ inline constexpr std::array<std::string_view, 4> kNcclVariables = {"NCCL_ALGO", 
                                                                    "NCCL_BUFFSIZE"};
 /// The key that names the NCCL release instead of a variable.
 inline constexpr std::string_view kNcclVersionKey = "version";
+/// The key that gives the latency the network plugin reports to NCCL.
+inline constexpr std::string_view kNcclNetLatencyKey = "net_latency";
 
 /// Applies one setting: NCCL_ALGO and NCCL_PROTO take NCCL's list syntax
 /// (`Ring,Tree` allows those, `^NVLS,NVLSTree` all but those; names without
@@ -69,7 +79,8 @@ inline constexpr std::string_view kNcclVersionKey = "version";
 /// NCCL_BUFFSIZE a whole number of bytes from 1 to 2^31 - 1 (NCCL keeps it
 /// in an int), in decimal or 0x hexadecimal as NCCL reads it (strtoll base
 /// 0; a leading 0, octal to NCCL, is refused), `version` an NCCL release
-/// (parse_nccl_version). A
+/// (parse_nccl_version), `net_latency` microseconds from 0 to 10000 (a
+/// plain decimal number). A
 /// later setting of the same variable replaces the earlier one's effect.
 /// Returns "" or the reason the setting cannot be applied (an unknown
 /// variable or name, per-collective NCCL_ALGO lists, a list that leaves
