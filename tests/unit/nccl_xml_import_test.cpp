@@ -228,3 +228,30 @@ TEST_CASE("nccl-xml: the PCI device ID names parts that share a compute capabili
   CHECK(model("0x23ff") == "H100 (warned)");
   CHECK(model("0x2901", 100) == "B200");
 }
+
+TEST_CASE("nccl-xml: a net's reported latency becomes the topology's net_latency") {
+  auto dump = [](const std::string& latency0, const std::string& latency1) {
+    return "<system version=\"1\">\n"
+           "  <cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\">\n"
+           "    <pci busid=\"0000:10:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">\n"
+           "      <gpu dev=\"0\" sm=\"80\" rank=\"0\"/>\n"
+           "    </pci>\n"
+           "    <nic><net name=\"efa0\" dev=\"0\" speed=\"100000\" latency=\"" +
+           latency0 + "\"/><net name=\"efa1\" dev=\"1\" speed=\"100000\" latency=\"" + latency1 +
+           "\"/></nic>\n"
+           "  </cpu>\n"
+           "</system>\n";
+  };
+  // aws-ofi-nccl on p4d reports 75 us; the largest of the nets' is kept.
+  ImportResult ofi = nccl_text(dump("75.000000", "12.5"));
+  REQUIRE(ofi.topology.nccl_environment().net_latency_us);
+  CHECK(*ofi.topology.nccl_environment().net_latency_us == 75.0);
+  CHECK(ofi.topology.nccl_environment().describe() == "net latency 75 us");
+  ImportResult half = nccl_text(dump("0.5", "0"));
+  CHECK(half.topology.nccl_environment().describe() == "net latency 0.5 us");
+  // NCCL's InfiniBand transport reports 0: no setting at all.
+  ImportResult ib = nccl_text(dump("0.000000", "0.000000"));
+  CHECK(ib.topology.nccl_environment().empty());
+  // The SimAI dump's ConnectX-6 nets report 0 too.
+  CHECK(nccl("simai-topo_8A100_4CX6.xml").topology.nccl_environment().empty());
+}

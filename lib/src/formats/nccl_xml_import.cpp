@@ -34,7 +34,10 @@
 //    count x bw MB/s as NCCL computes it.
 //  - <nic><net name dev speed/></nic>: one nic device per <net> (NCCL's unit
 //    of network traffic), nic<dev>, labelled net=<name>, model from the PCI
-//    class (IB for 0x0207, Ethernet otherwise) and speed in Mb/s.
+//    class (IB for 0x0207, Ethernet otherwise) and speed in Mb/s. A nonzero
+//    `latency` (what the network plugin reports, us; aws-ofi-nccl's 75 on
+//    p4d and p5) becomes the topology's nccl: net_latency, the largest of
+//    the nets'.
 // Other elements (NCCL adds new ones over time) are ignored.
 #include <algorithm>
 #include <charconv>
@@ -47,6 +50,7 @@
 #include <fmt/format.h>
 
 #include "format_functions.hpp"
+#include "topoplan/model/nccl_environment.hpp"
 #include "import_support.hpp"
 #include "xml_reader.hpp"
 
@@ -162,6 +166,14 @@ class Importer {
     add_gpu_links();
     sink_.throw_if_any();
     warn_about_gaps(root);
+    if (net_latency_ > 0) {
+      NcclEnvironment env;
+      std::string us = fmt::format("{:.3f}", net_latency_);
+      us.erase(us.find_last_not_of('0') + 1);
+      if (us.back() == '.') us.pop_back();
+      const std::string problem = apply_nccl_setting(env, {std::string(kNcclNetLatencyKey), us, {}});
+      if (problem.empty()) node_.builder.set_nccl_environment(std::move(env));
+    }
     DiagnosticSink finish;
     ImportResult result{node_.builder.finish(finish), std::move(warnings_)};
     return result;
@@ -385,6 +397,15 @@ class Importer {
         ++implausible_speeds_;
         implausible_speed_ = std::max(implausible_speed_, *mbps);
       }
+      // The latency the network plugin reported (ncclTopoFillNet writes
+      // props.latency; NCCL's IB transport 0, aws-ofi-nccl 75 us on p4d
+      // and p5): what NCCL's tuner adds to a network step.
+      if (const XmlAttribute* lat = net->attribute("latency")) {
+        double us = 0;
+        const auto [end, ec] = std::from_chars(lat->value.data(), lat->value.data() + lat->value.size(), us);
+        if (ec == std::errc() && end == lat->value.data() + lat->value.size() && us > net_latency_ && us <= 10000)
+          net_latency_ = us;
+      }
       DeviceProperties p;
       std::string model = fmt::format("{}-{}G", kind, gbps);
       p.model = model;
@@ -499,6 +520,7 @@ class Importer {
   long long implausible_speed_ = 0;
   int gpus_without_gpu_ = 0;
   int nics_without_net_ = 0;
+  double net_latency_ = 0;  // the largest latency a <net> reports, us
   int unknown_pcie_ = 0;
   int links_elsewhere_ = 0;
   int unknown_devices_ = 0;
