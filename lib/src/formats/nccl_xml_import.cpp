@@ -51,6 +51,7 @@
 
 #include "format_functions.hpp"
 #include "topoplan/model/nccl_environment.hpp"
+#include "topoplan/support/json_writer.hpp"
 #include "import_support.hpp"
 #include "xml_reader.hpp"
 
@@ -168,10 +169,8 @@ class Importer {
     warn_about_gaps(root);
     if (net_latency_ > 0) {
       NcclEnvironment env;
-      std::string us = fmt::format("{:.3f}", net_latency_);
-      us.erase(us.find_last_not_of('0') + 1);
-      if (us.back() == '.') us.pop_back();
-      const std::string problem = apply_nccl_setting(env, {std::string(kNcclNetLatencyKey), us, {}});
+      const std::string problem =
+          apply_nccl_setting(env, {std::string(kNcclNetLatencyKey), format_number(net_latency_), {}});
       if (problem.empty()) node_.builder.set_nccl_environment(std::move(env));
     }
     DiagnosticSink finish;
