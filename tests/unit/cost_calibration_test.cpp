@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 288.
-  REQUIRE(s.results.size() == 338);
+  // The team's 50 points and topoplan's 315.
+  REQUIRE(s.results.size() == 365);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -230,6 +230,10 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // 16 MiB) and NCCL choosing by the plugin's reported latency (75 us from
   // aws-ofi-nccl on p5: a181 +18 -> +5 %): all 4.3 %, 16.6 %; check 4.9 %,
   // 18.7 %.
+  // With a289-a315 (an H200 node and a p6-b200 node on 4 to 8 GPUs, NVLS on
+  // and off, within 6 % and choosing as their NCCL logs show; four p6-b200
+  // over EFA, +28 % to -17 %, as aws-ofi-nccl's region tuner chooses): all
+  // 4.3 %, 16.5 %; check 4.8 %, 18.5 %.
   check_reached("all", s.all, {0.044, 0.17, 1.92});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
   check_reached("check", s.check, {0.051, 0.19, 1.92});
