@@ -234,9 +234,13 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // and off, within 6 % and choosing as their NCCL logs show; four p6-b200
   // over EFA, +28 % to -17 %, as aws-ofi-nccl's region tuner chooses): all
   // 4.3 %, 16.5 %; check 4.8 %, 18.5 %.
-  check_reached("all", s.all, {0.044, 0.17, 1.92});
+  // Then a Simple ring's steps across nodes without NCCL's 1.4 (its
+  // estimate keeps it): every multi-node ring from 256 MiB moves toward its
+  // measurement (four p6-b200 at 512 MiB -17 -> -12 %, an MI300X pair at
+  // 256 MiB -14 -> -10 %): all 4.2 %, 16.3 %; check 4.7 %, 18.5 %.
+  check_reached("all", s.all, {0.043, 0.17, 1.92});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
-  check_reached("check", s.check, {0.051, 0.19, 1.92});
+  check_reached("check", s.check, {0.049, 0.19, 1.92});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

@@ -489,6 +489,32 @@ TEST_CASE("a ring across Hopper nodes moves at its channels' pace where they are
   CHECK(one.network_channels == 0);
 }
 
+TEST_CASE("a Simple ring across nodes: NCCL's steps, and its 1.4 only in NCCL's estimate") {
+  Topology t = parse(kBoxes, {{"nodes", "4"}});
+  CostModel model(t);
+  const std::uint64_t s = std::uint64_t{1} << 30;
+  CollectiveCost c = model.collective(
+      {first(t, 32), Collective::allreduce, s, Algorithm::ring, kAllAlgorithms, protocol_bit(Protocol::simple)});
+  // Ring/Simple base 8.4; 62 steps, of which 2(4 - 1) = 6 leave a box at
+  // NET Ring/Simple 14 plus twice the 0.3 us route, the other 56 at
+  // NVLink's 3.4 (above the 3 us net overhead of an Intel host's Simple).
+  const double latency = 8.4 + 56 * 3.4 + 6 * (14 + 2 * 0.3);
+  CHECK(c.latency_us == Approx(latency));
+  // NCCL's estimate is its latency plus the size over its graph's algBw:
+  // twice the estimate at 1 GiB less the one at 2 GiB leaves the latency,
+  // the same steps with the plugin's reported latency (0 on InfiniBand) in
+  // the route's place, times 1.4 ("plateau effect of ring": far above 64
+  // bytes a channel and rank).
+  CollectiveCost twice = model.collective(
+      {first(t, 32), Collective::allreduce, 2 * s, Algorithm::ring, kAllAlgorithms, protocol_bit(Protocol::simple)});
+  REQUIRE(c.candidates().size() == 1);
+  REQUIRE(twice.candidates().size() == 1);
+  CHECK(c.candidates()[0].time_us == Approx(c.time_us));
+  const double nccl_latency = 1.4 * (8.4 + 56 * 3.4 + 6 * 14);
+  CHECK(2 * c.candidates()[0].tuner_us - twice.candidates()[0].tuner_us == Approx(nccl_latency).epsilon(1e-9));
+  CHECK(twice.latency_us == Approx(latency));
+}
+
 TEST_CASE("hierarchical allreduce: reduce-scatter inside, all-reduce over rails, all-gather inside") {
   Topology t = parse(kBoxes, {{"nodes", "2"}});
   CostModel model(t);

@@ -853,7 +853,15 @@ class Pricer {
         double intra = hw(intra_hw, ring);
         if (between_nodes) intra = std::max(intra, nccl::net_overhead(l_.amd_host, static_cast<int>(proto)));
         double lat = base(ring) + (steps - inter_steps) * intra + inter_steps * inter(nccl::kRing);
-        if (ar && proto == kSimple && between_nodes && s / (ring_.channels * n) >= 64)
+        // NCCL's estimate makes a Simple ring across nodes 1.4 times as
+        // slow to start ("plateau effect of ring", ncclTopoGetAlgoTime): a
+        // rule of its choice. The steps do not pay it: the ramp (eta) is
+        // the model's mid-size slowness, and measured rings start sooner
+        // than either (what their 1 GiB and 8-16 GiB points put before the
+        // bandwidth: 130-145 us on 4 H100 nodes over InfiniBand, a91-a93
+        // and a218-a219, against 286 here and 401 with the 1.4; 320 on 4
+        // p6-b200 over EFA, a310-a315, against 547 and 766).
+        if (tuner && ar && proto == kSimple && between_nodes && s / (ring_.channels * n) >= 64)
           lat *= l_.generation == Generation::volta ? nccl::kRingPlateauVolta : nccl::kRingPlateau;
         return lat;
       }
