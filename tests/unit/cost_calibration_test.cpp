@@ -239,6 +239,10 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // measurement (four p6-b200 at 512 MiB -17 -> -12 %, an MI300X pair at
   // 256 MiB -14 -> -10 %): all 4.2 %, 16.3 %; check 4.7 %, 18.5 %.
   // With a316-a317 (an HGX B300 node, NVLS off +1 %, on -6 %): unchanged.
+  // Then RCCL's rings across AMD nodes leave by every GPU's NIC, so a GPU
+  // forwards 7 of 8 over xGMI (rome_model_81): the MI300X and MI325X rings
+  // over 2 to 8 nodes from -6..-13 % to -1..+8 %; amd 5.9 -> 4.1 %, p90
+  // 12.6 -> 11.2 %; all and check unchanged.
   check_reached("all", s.all, {0.043, 0.17, 1.92});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
   check_reached("check", s.check, {0.049, 0.19, 1.92});

@@ -357,6 +357,36 @@ TEST_CASE("a ring on a direct mesh uses only the links between its members") {
   CHECK(four.busbw_gbps / two.busbw_gbps == Approx(3).epsilon(0.01));
 }
 
+TEST_CASE("a ring across MI300X nodes: each GPU hands one channel in eight to its NIC") {
+  Topology t = preset("mi300x:nodes=2");
+  CostModel model(t, CostModelOptions{.size_efficiency = false, .nccl_version = {}});
+  const std::uint64_t s = std::uint64_t{16} << 30;
+  CollectiveCost c = model.collective({first(t, 16), Collective::allreduce, s, Algorithm::ring});
+  // 2 x 15/16 of the buffer per GPU; RCCL's 8 rings leave each node by all 8
+  // GPUs' NICs, so a GPU sends 7/8 of it over its 7 xGMI links (48 GB/s
+  // each) and the node's 8 NICs (48 GB/s each, PCIe Gen5 behind NDR) carry
+  // all of it: both at 384 GB/s of ring traffic.
+  const double bytes = 2.0 * 15 / 16 * static_cast<double>(s);
+  const TierCost* up = nullptr;
+  const TierCost* egress = nullptr;
+  for (const TierCost& tier : c.tiers()) {
+    if (tier.tier == Tier::scale_up) up = &tier;
+    if (tier.tier == Tier::island) egress = &tier;
+  }
+  REQUIRE(up != nullptr);
+  REQUIRE(egress != nullptr);
+  CHECK(up->bytes == Approx(bytes * 7 / 8));
+  CHECK(up->bandwidth == Approx(7 * 48.0));
+  CHECK(egress->bytes == Approx(bytes));
+  CHECK(egress->bandwidth == Approx(8 * 48.0));
+  CHECK(c.busbw_gbps < 8 * 48.0);
+  CHECK(c.busbw_gbps > 0.95 * 8 * 48.0);
+  // Inside one node the ring is a cycle through all 8: every byte over xGMI.
+  CollectiveCost one = model.collective({first(t, 8), Collective::allreduce, s, Algorithm::ring});
+  REQUIRE(one.tiers().size() == 1);
+  CHECK(one.tiers()[0].bytes == Approx(2.0 * 7 / 8 * static_cast<double>(s)));
+}
+
 TEST_CASE("PCIe-only nodes: each GPU's link, and the socket link when a ring crosses it") {
   Topology t = parse(kPcie);
   CostModel model(t);

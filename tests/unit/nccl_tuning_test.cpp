@@ -212,6 +212,27 @@ TEST_CASE("a tree over two nodes: the search raises its intra-node speed towards
   CHECK(nccl::tree_intra_speed(kAmpere, p4d, 240) == 24);
 }
 
+TEST_CASE("a ring across nodes whose GPUs each have a NIC: a GPU forwards (g - 1) / g of the channels") {
+  // 8 MI300X-class GPUs of 7 xGMI links at 48 GB/s (336 a GPU) and 8 NICs
+  // of 50: counting every channel through every GPU, 7 channels of 48 fit;
+  // with each channel leaving by another GPU's NIC (RCCL's rome_model_81),
+  // a GPU forwards 7 of 8 and 8 channels of 48 fit, as many as the NICs.
+  const nccl::GraphEstimate all = nccl::ring_graph(kHopper, true, 336, 50, 8);
+  CHECK(all.channels == 7);
+  CHECK(all.speed == 48);
+  const nccl::GraphEstimate spread = nccl::ring_graph(kHopper, true, 336, 50, 8, 8);
+  CHECK(spread.channels == 8);
+  CHECK(spread.speed == 48);
+  // Fewer NICs than GPUs: the GPUs without one forward every channel.
+  const nccl::GraphEstimate four = nccl::ring_graph(kHopper, true, 336, 50, 4, 8);
+  const nccl::GraphEstimate four_all = nccl::ring_graph(kHopper, true, 336, 50, 4);
+  CHECK(four.channels == four_all.channels);
+  CHECK(four.speed == four_all.speed);
+  // Inside one node a ring is a cycle: every GPU forwards every channel.
+  const nccl::GraphEstimate inside = nccl::ring_graph(kHopper, false, 336, 50, 8, 8);
+  CHECK(inside.total() == Approx(nccl::ring_graph(kHopper, false, 336, 50, 8).total()));
+}
+
 TEST_CASE("RCCL's MSCCL all-pairs XML: LL to 512 KiB, Simple to 16 MiB, whole loops of chunks only") {
   // allreduce-allpairs-8n-ll-32tb: 256 chunks a loop, to 64 KiB; -ll-64tb:
   // 512 chunks, 64 KiB + 1 to 512 KiB - 1; -simple: 512 chunks, 512 KiB

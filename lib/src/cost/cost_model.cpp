@@ -325,7 +325,7 @@ class Pricer {
       case Algorithm::allpairs:
       case Algorithm::ring: {
         const double f = (op == Collective::broadcast || op == Collective::reduce) ? 1.0 : bus_factor(op, l_.n);
-        if (l_.max_group > 1) t.add(local, kNone, l_.local_where, 0, f * s, l_.local_bw);
+        if (l_.max_group > 1) t.add(local, kNone, l_.local_where, 0, ring_local_share(inside) * f * s, l_.local_bw);
         add_socket(0, f * s);
         add_island(0, f * s, graph_egress());
         add_levels_ring(0, f * s);
@@ -908,6 +908,18 @@ class Pricer {
   double nvls_efficiency() const { return nccl::kNvlsEfficiency[static_cast<std::size_t>(l_.arch)]; }
   bool amd() const { return l_.generation == Generation::cdna; }
   std::size_t column() const { return static_cast<std::size_t>(nccl::nodes_column(l_.groups)); }
+
+  // What of a ring's traffic a GPU sends over its scale-up links: across
+  // groups of AMD GPUs that each have a NIC of their own, RCCL's rings leave
+  // a group by all its GPUs (nccl::ring_graph), and each GPU hands 1 / g of
+  // them to its NIC instead of a peer; else (and priced inside the groups)
+  // all of it. NCCL's search on NVSwitch gives every channel the same GPU
+  // order (sameChannels), so the GPUs ahead of the last forward all of them.
+  double ring_local_share(bool inside) const {
+    if (inside || !amd() || l_.groups < 2 || l_.max_group < 2 || l_.nics_min < l_.max_group) return 1.0;
+    const double g = l_.max_group;
+    return (g - 1) / g;
+  }
 
   // The NICs a ring or tree graph's channels use in a group: one per
   // channel, at most all of them.

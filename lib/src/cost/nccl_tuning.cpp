@@ -137,9 +137,14 @@ std::span<const double> search_speeds(int arch, bool inter) {
   return inter ? std::span<const double>(kSpeedInter) : std::span<const double>(kSpeedIntra);
 }
 
-GraphEstimate ring_graph(int arch, bool inter, double local_bw, double nic_bw, int nics) {
+GraphEstimate ring_graph(int arch, bool inter, double local_bw, double nic_bw, int nics, int ppn) {
   GraphEstimate best;
   if (!(local_bw > 0)) return best;
+  // Across nodes a channel's last GPU hands it to a NIC, not to a peer
+  // (search.cc ncclTopoSearchRecGpu: the last step goes to the network).
+  // Where every GPU has a NIC of its own the channels leave by all of them,
+  // so a GPU forwards (ppn - 1) / ppn of the channels over its local links.
+  if (inter && ppn > 1 && nics >= ppn) local_bw = local_bw * ppn / (ppn - 1);
   for (double s : search_speeds(arch, inter)) {
     // Clamped before the cast: a bandwidth without limit (an unlimited tier) is
     // no more channels than NCCL opens.

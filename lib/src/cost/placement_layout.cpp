@@ -516,7 +516,12 @@ const GraphEntry& graphs_of(CostModel::Scratch& s, const Layout& l) {
   e.nics = l.nics_min;
   e.ppn = l.min_group;
   e.groups = l.groups;
-  e.ring = nccl::ring_graph(l.arch, inter, local, l.nic_bw, static_cast<int>(l.nics_min));
+  // RCCL lays its rings out over an xGMI mesh so that they leave a node by
+  // every GPU's NIC (nccl::ring_graph); NCCL's search on NVSwitch keeps one
+  // GPU order for all channels (sameChannels), so one GPU leaves them all.
+  const bool exits_spread = l.generation == Generation::cdna;
+  e.ring = nccl::ring_graph(l.arch, inter, local, l.nic_bw, static_cast<int>(l.nics_min),
+                            exits_spread ? static_cast<int>(l.min_group) : 0);
   e.tree_intra = inter ? nccl::tree_intra_speed(l.arch, e.ring, local) : e.ring.speed;
   e.nvls = nccl::nvls_graph(l.arch, inter, static_cast<int>(l.min_group), l.switch_bw, l.nic_mean_min,
                             static_cast<int>(l.nics_min));
