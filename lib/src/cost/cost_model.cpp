@@ -913,8 +913,10 @@ class Pricer {
   // groups of AMD GPUs that each have a NIC of their own, RCCL's rings leave
   // a group by all its GPUs (nccl::ring_graph), and each GPU hands 1 / g of
   // them to its NIC instead of a peer; else (and priced inside the groups)
-  // all of it. NCCL's search on NVSwitch gives every channel the same GPU
-  // order (sameChannels), so the GPUs ahead of the last forward all of them.
+  // all of it. NCCL's search tries one GPU order for all channels first
+  // (sameChannels), and keeps one for most even where they take different
+  // NICs (NVIDIA/nccl#601's log: three of four channels through four NICs
+  // in one order): the GPUs ahead of the last forward all of them.
   double ring_local_share(bool inside) const {
     if (inside || !amd() || l_.groups < 2 || l_.max_group < 2 || l_.nics_min < l_.max_group) return 1.0;
     const double g = l_.max_group;

@@ -517,8 +517,8 @@ const GraphEntry& graphs_of(CostModel::Scratch& s, const Layout& l) {
   e.ppn = l.min_group;
   e.groups = l.groups;
   // RCCL lays its rings out over an xGMI mesh so that they leave a node by
-  // every GPU's NIC (nccl::ring_graph); NCCL's search on NVSwitch keeps one
-  // GPU order for all channels (sameChannels), so one GPU leaves them all.
+  // every GPU's NIC (nccl::ring_graph); NCCL's search on NVSwitch tries one
+  // GPU order for all channels first (sameChannels), so one GPU leaves them.
   const bool exits_spread = l.generation == Generation::cdna;
   e.ring = nccl::ring_graph(l.arch, inter, local, l.nic_bw, static_cast<int>(l.nics_min),
                             exits_spread ? static_cast<int>(l.min_group) : 0);
