@@ -115,6 +115,7 @@ struct GraphEntry {
   bool inter = false;
   double local_bw = 0, nic_bw = 0, nic_mean = 0, switch_bw = 0;
   std::uint32_t nics = 0, ppn = 0, groups = 0;
+  bool exits_spread = false;  // the channels leave a node by all its GPUs (RCCL)
   // The outputs.
   nccl::GraphEstimate ring;
   double tree_intra = 0;  // nccl::tree_intra_speed of `ring` across nodes

@@ -211,11 +211,12 @@ struct GraphEstimate {
 /// and leaves each node through a NIC, so channels x speed must fit the
 /// node's `nics` NICs of `nic_bw` each (a NIC carries floor(nic_bw / speed)
 /// channels), and a channel's last GPU in a node sends to the NIC instead of
-/// a peer: with a NIC for each of the node's `ppn` GPUs the channels leave
-/// by all of them, and a GPU forwards (ppn - 1) / ppn of them over its local
-/// links (RCCL's model for 8 MI300X-class GPUs with 8 NICs, rome_models.cc
-/// rome_model_81, lays out 8 rings that each leave by another GPU's NIC and
-/// together use each of the 56 directed xGMI links once). The search keeps
+/// a peer. Where the library spreads the channels' exits over a node's GPUs
+/// (`ppn`, the node's GPU count; 0 where it does not) and each of them has a
+/// NIC, a GPU forwards (ppn - 1) / ppn of the channels over its local links:
+/// RCCL's model for 8 MI300X-class GPUs with 8 NICs (rome_models.cc
+/// rome_model_81) lays out 8 rings that each leave by another GPU's NIC and
+/// together use each of the 56 directed xGMI links once. The search keeps
 /// the speed of search_speeds() with the most channels x speed (the fastest
 /// on ties), then ncclTopoDupChannels doubles the channels at half the speed
 /// when the speed is >= 25 GB/s and, from Hopper on, >= 50 GB/s or the
