@@ -228,6 +228,12 @@ TEST_CASE("a ring across nodes whose GPUs each have a NIC: a GPU forwards (g - 1
   const nccl::GraphEstimate four_all = nccl::ring_graph(kHopper, true, 336, 50, 4);
   CHECK(four.channels == four_all.channels);
   CHECK(four.speed == four_all.speed);
+  // The share itself: 7 of 8 with a NIC each; all of them where a GPU has
+  // none (more GPUs than NICs) or no spread is given.
+  CHECK(nccl::ring_forward_share(8, 8) == Approx(7.0 / 8));
+  CHECK(nccl::ring_forward_share(4, 8) == 1.0);
+  CHECK(nccl::ring_forward_share(8, 0) == 1.0);
+  CHECK(nccl::ring_forward_share(8, 1) == 1.0);
   // Inside one node a ring is a cycle: every GPU forwards every channel.
   const nccl::GraphEstimate inside = nccl::ring_graph(kHopper, false, 336, 50, 8, 8);
   CHECK(inside.total() == Approx(nccl::ring_graph(kHopper, false, 336, 50, 8).total()));

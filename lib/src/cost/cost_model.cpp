@@ -111,6 +111,7 @@ class Pricer {
         simple_buffer_(ps.simple_buffer),
         net_latency_(ps.net_latency),
         ring_(graphs.ring),
+        ring_share_(graphs.ring_share),
         tree_intra_(graphs.tree_intra),
         nvls_(graphs.nvls),
         nvls_channels_(nccl::nvls_channels(layout.arch, layout.groups, layout.nic_mean_min, layout.min_group,
@@ -911,17 +912,14 @@ class Pricer {
 
   // What of a ring's traffic a GPU sends over its scale-up links: across
   // groups of AMD GPUs that each have a NIC of their own, RCCL's rings leave
-  // a group by all its GPUs (nccl::ring_graph), and each GPU hands 1 / g of
-  // them to its NIC instead of a peer; else (and priced inside the groups)
-  // all of it. NCCL's search tries one GPU order for all channels first
-  // (sameChannels), and keeps one for most even where they take different
-  // NICs (NVIDIA/nccl#601's log: three of four channels through four NICs
-  // in one order): the GPUs ahead of the last forward all of them.
-  double ring_local_share(bool inside) const {
-    if (inside || !amd() || l_.groups < 2 || l_.max_group < 2 || l_.nics_min < l_.max_group) return 1.0;
-    const double g = l_.max_group;
-    return (g - 1) / g;
-  }
+  // a group by all its GPUs, and each GPU hands 1 / g of them to its NIC
+  // instead of a peer (the graph's share, nccl::ring_forward_share); else
+  // (and priced inside the groups) all of it. NCCL's search tries one GPU
+  // order for all channels first (sameChannels), and keeps one for most even
+  // where they take different NICs (NVIDIA/nccl#601's log: three of four
+  // channels through four NICs in one order): the GPUs ahead of the last
+  // forward all of them.
+  double ring_local_share(bool inside) const { return inside ? 1.0 : ring_share_; }
 
   // The NICs a ring or tree graph's channels use in a group: one per
   // channel, at most all of them.
@@ -972,6 +970,7 @@ class Pricer {
   double simple_buffer_;
   double net_latency_;
   nccl::GraphEstimate ring_;
+  double ring_share_;
   double tree_intra_;
   nccl::NvlsGraph nvls_;
   int nvls_channels_;

@@ -144,7 +144,7 @@ GraphEstimate ring_graph(int arch, bool inter, double local_bw, double nic_bw, i
   // (search.cc ncclTopoSearchRecGpu: the last step goes to the network).
   // Where every GPU has a NIC of its own the channels leave by all of them,
   // so a GPU forwards (ppn - 1) / ppn of the channels over its local links.
-  if (inter && ppn > 1 && nics >= ppn) local_bw = local_bw * ppn / (ppn - 1);
+  if (inter) local_bw /= ring_forward_share(nics, ppn);
   for (double s : search_speeds(arch, inter)) {
     // Clamped before the cast: a bandwidth without limit (an unlimited tier) is
     // no more channels than NCCL opens.

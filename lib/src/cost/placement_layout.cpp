@@ -497,12 +497,13 @@ const GraphEntry& graphs_of(CostModel::Scratch& s, const Layout& l) {
   const double local = l.max_group > 1 ? l.local_bw : std::numeric_limits<double>::max();
   // RCCL lays its rings out over an xGMI mesh so that they leave a node by
   // every GPU's NIC (nccl::ring_graph); NCCL's search tries one GPU order
-  // for all channels first (sameChannels), so one GPU leaves them.
-  const bool spread = l.generation == Generation::cdna;
+  // for all channels first (sameChannels), so one GPU leaves them. The
+  // largest group's GPUs forward the most.
+  const std::uint32_t spread = l.generation == Generation::cdna ? l.max_group : 0;
   auto same = [&](const GraphEntry& e) {
     return e.valid && e.arch == l.arch && e.inter == inter && e.local_bw == local && e.nic_bw == l.nic_bw &&
            e.nic_mean == l.nic_mean_min && e.switch_bw == l.switch_bw && e.nics == l.nics_min && e.ppn == l.min_group &&
-           e.groups == l.groups && e.exits_spread == spread;
+           e.groups == l.groups && e.spread_gpus == spread;
   };
   auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
   const std::uint64_t h = (bits(local) * 0x9e3779b97f4a7c15ull) ^ (bits(l.nic_bw) * 0xc2b2ae3d27d4eb4full) ^
@@ -520,9 +521,9 @@ const GraphEntry& graphs_of(CostModel::Scratch& s, const Layout& l) {
   e.nics = l.nics_min;
   e.ppn = l.min_group;
   e.groups = l.groups;
-  e.exits_spread = spread;
-  e.ring = nccl::ring_graph(l.arch, inter, local, l.nic_bw, static_cast<int>(l.nics_min),
-                            spread ? static_cast<int>(l.min_group) : 0);
+  e.spread_gpus = spread;
+  e.ring = nccl::ring_graph(l.arch, inter, local, l.nic_bw, static_cast<int>(l.nics_min), static_cast<int>(spread));
+  e.ring_share = inter ? nccl::ring_forward_share(static_cast<int>(l.nics_min), static_cast<int>(spread)) : 1.0;
   e.tree_intra = inter ? nccl::tree_intra_speed(l.arch, e.ring, local) : e.ring.speed;
   e.nvls = nccl::nvls_graph(l.arch, inter, static_cast<int>(l.min_group), l.switch_bw, l.nic_mean_min,
                             static_cast<int>(l.nics_min));

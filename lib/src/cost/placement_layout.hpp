@@ -115,9 +115,10 @@ struct GraphEntry {
   bool inter = false;
   double local_bw = 0, nic_bw = 0, nic_mean = 0, switch_bw = 0;
   std::uint32_t nics = 0, ppn = 0, groups = 0;
-  bool exits_spread = false;  // the channels leave a node by all its GPUs (RCCL)
+  std::uint32_t spread_gpus = 0;  // the channels leave a node by all of this many GPUs (RCCL), or 0
   // The outputs.
   nccl::GraphEstimate ring;
+  double ring_share = 1;  // nccl::ring_forward_share across nodes: what a GPU forwards of a ring
   double tree_intra = 0;  // nccl::tree_intra_speed of `ring` across nodes
   nccl::NvlsGraph nvls;
   bool valid = false;

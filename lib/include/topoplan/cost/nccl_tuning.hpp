@@ -223,6 +223,12 @@ struct GraphEstimate {
 /// channels are 4 or fewer.
 GraphEstimate ring_graph(int arch, bool inter, double local_bw, double nic_bw, int nics, int ppn = 0);
 
+/// The share of a ring's channels a GPU forwards over its local links
+/// across nodes where the channels leave a node by all of its `gpus` GPUs:
+/// (gpus - 1) / gpus when each of them has a NIC (`nics` >= `gpus`), else 1
+/// (ring_graph's bookkeeping; the ring's scale-up bytes take the same share).
+inline double ring_forward_share(int nics, int gpus) { return gpus > 1 && nics >= gpus ? (gpus - 1.0) / gpus : 1.0; }
+
 /// A tree graph's intra-node speed across nodes (search.cc ncclTopoCompute,
 /// pass 2, "increase bwIntra for trees (2 nodes or collnet)"): from the
 /// graph's speed, the next faster search_speeds() while the previous one is
