@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 317.
-  REQUIRE(s.results.size() == 368);
+  // The team's 50 points and topoplan's 344.
+  REQUIRE(s.results.size() == 394);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -243,9 +243,15 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // forwards 7 of 8 over xGMI (rome_model_81): the MI300X and MI325X rings
   // over 2 to 8 nodes from -6..-13 % to -1..+8 %; amd 5.9 -> 4.1 %, p90
   // 12.6 -> 11.2 %; all and check unchanged.
-  check_reached("all", s.all, {0.043, 0.17, 1.92});
+  // With a318 (4 H100s' all-to-all at 500 MB, +1 %) and a319-a344, a B200
+  // cluster's 8 GiB all-reduce on 1 to 64 nodes (NCCL 2.29.7) with NCCL_ALGO
+  // Ring, Tree, NVLSTree and NVLS allowed: rings from 4 nodes 12-22 % fast
+  // (the same cluster's CollNet runs move 384 GB/s through those NICs),
+  // NVLSTree from 4 nodes 27-37 % fast, a Tree/Simple pair 95 % fast (the
+  // new worst, x1.95): all 4.3 %, 19.3 %, x1.95; check 4.8 %, 20.7 %.
+  check_reached("all", s.all, {0.044, 0.194, 1.96});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
-  check_reached("check", s.check, {0.049, 0.19, 1.92});
+  check_reached("check", s.check, {0.049, 0.208, 1.96});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());
