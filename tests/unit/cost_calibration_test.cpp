@@ -249,9 +249,13 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // (the same cluster's CollNet runs move 384 GB/s through those NICs),
   // NVLSTree from 4 nodes 27-37 % fast, a Tree/Simple pair 95 % fast (the
   // new worst, x1.95): all 4.3 %, 19.3 %, x1.95; check 4.8 %, 20.7 %.
-  check_reached("all", s.all, {0.044, 0.194, 1.96});
+  // Then Blackwell's two-node tree caps (NCCL 2.28.3's, 42.8 GB/s a channel
+  // for Tree/Simple) bound the link times: the B200 pair's Tree/Simple
+  // (a323) +95 -> -7 %, the Lambda pair's 1 MiB (a277) -47 -> -35 %: all
+  // 4.3 %, 18.7 %, x1.79 (a59, an MI300X pair at 16 MiB, the worst again).
+  check_reached("all", s.all, {0.044, 0.188, 1.80});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
-  check_reached("check", s.check, {0.049, 0.208, 1.96});
+  check_reached("check", s.check, {0.049, 0.204, 1.80});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

@@ -303,6 +303,28 @@ TEST_CASE("tree across three or four groups: the double binary tree's traffic an
   CHECK(c4.algbw_gbps > 0.95 * capped_alg);
 }
 
+TEST_CASE("a tree over two Blackwell nodes runs at NCCL's two-node cap, a Hopper pair above its own") {
+  // Tree/Simple over two DGX B200s: NCCL's search finds 8 channels, held to
+  // Blackwell's two-node per-channel cap (42.8 GB/s of busBw since NCCL
+  // 2.28.3), where the NICs and NVLink would carry twice that. A public B200
+  // pair measures 334 GB/s at 8 GiB (bench/data a323).
+  const std::uint64_t size = std::uint64_t{16} << 30;
+  Topology b200 = preset("dgx-b200:nodes=2");
+  CostModel blackwell(b200);
+  CollectiveCost b = blackwell.collective({first(b200, 16), Collective::allreduce, size, Algorithm::tree});
+  const double cap = 8 * nccl::newest_tuner_tables().tree[3][1];
+  CHECK(cap == Approx(8 * 42.8));
+  CHECK(b.busbw_gbps * 16 / 15 < cap);
+  CHECK(b.busbw_gbps * 16 / 15 > 0.85 * cap);
+  // Hopper's two-node cap (41.4) is older than its measurements: GCP A3
+  // Mega's pair runs its tree at 338.8 GB/s, above 8 x 41.4, and the model
+  // leaves the pair to its links (NVLink binds first).
+  Topology h100 = preset("dgx-h100:nodes=2");
+  CostModel hopper(h100);
+  CollectiveCost h = hopper.collective({first(h100, 16), Collective::allreduce, size, Algorithm::tree});
+  CHECK(h.busbw_gbps * 16 / 15 > 8 * nccl::newest_tuner_tables().tree[2][1]);
+}
+
 TEST_CASE("sendrecv across nodes: the NIC behind its PCIe link, the network's latency") {
   Topology t = parse(kBoxes, {{"nodes", "2"}});
   CostModel model(t);

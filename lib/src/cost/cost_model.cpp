@@ -543,8 +543,14 @@ class Pricer {
   // rings. Trees take NCCL's protocol factors, and NCCL's per-channel caps
   // from four nodes on (the tables' N4 column): at 3 nodes measured trees run
   // far above them (NVIDIA/nccl#1801: 486 GB/s on 8 channels, cap 192), at 20
-  // racks at them (coreweave/nccl-tests#48). `tuner` applies NCCL's own rules,
-  // caps from three nodes on and the 0.92 of Tree/Simple.
+  // racks at them (coreweave/nccl-tests#48), on B200s from 4 to 64 nodes at
+  // them (bench/data a327-a343: 189-193 GB/s on 8 channels, cap 192). Over
+  // two Blackwell nodes the N2 column too: NCCL 2.28.3 cut Blackwell's caps
+  // (twice Hopper's before) to what its trees measure, and a B200 pair's
+  // Tree/Simple runs at 334 GB/s on 8 channels (a323), cap 342. Hopper's
+  // two-node cap predates its measurements, which run above it (GCP A3
+  // Mega's pair, c31: 338.8 against 8 x 41.4). `tuner` applies NCCL's own
+  // rules, caps at every node count and the 0.92 of Tree/Simple.
   double protocol_bus(Algorithm a, Protocol p, double bus, int channels, bool tuner = false,
                       bool inside = false) const {
     const auto arch = static_cast<std::size_t>(l_.arch);
@@ -552,7 +558,7 @@ class Pricer {
     const std::uint32_t groups = inside ? 1 : l_.groups;
     const std::size_t col = static_cast<std::size_t>(nccl::nodes_column(groups));
     const double llmax = nccl::ll_max_bw(l_.arch, groups, l_.amd_host);
-    const bool capped = tuner || groups >= 4;
+    const bool capped = tuner || groups >= 4 || (groups == 2 && l_.generation == Generation::blackwell);
     const nccl::TunerTables& k = tuner ? tt_ : nccl::newest_tuner_tables();
     // MSCCL's LL carries 8 of every 16 bytes at the link's rate, its Simple
     // the share AMD's curve shows (rccl::kAllPairsSimpleEfficiency).
