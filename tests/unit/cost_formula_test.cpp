@@ -132,6 +132,30 @@ TEST_CASE("NVLS in one Blackwell domain before NCCL 2.27.3: 32 channels fill lon
   CHECK(b.time_us - a.time_us == Approx(fill).epsilon(1e-9));
 }
 
+TEST_CASE("NVLSTree across four or more Blackwell nodes keeps the cap of its release's launch") {
+  // Eight DGX B200s, 8 NDR NICs a node: NVLSTree's network tree, NIC-bound,
+  // would carry 2 x 8 GiB a node at 384 GB/s, about 375 GB/s of busbw. NCCL
+  // 2.28.3 to 2.29 state 43.8 GB/s a head from four nodes for the launch
+  // they have (32 channels, 64 KiB chunks), 2.28.3 43.1, which the releases
+  // before with the same launch take too; 2.30, with its own channels and
+  // chunks, 80 (not binding).
+  Topology t = preset("dgx-b200:nodes=8");
+  const std::uint64_t s = std::uint64_t{16} << 30;
+  const auto ranks = first(t, 64);
+  const auto busbw = [&](std::optional<NcclVersion> v) {
+    CostModel m(t, CostModelOptions{.size_efficiency = true, .nccl_version = v});
+    return m.collective({ranks, Collective::allreduce, s, Algorithm::nvlstree}).busbw_gbps;
+  };
+  const double b2297 = busbw(NcclVersion{2, 29, 7});
+  const double b2277 = busbw(NcclVersion{2, 27, 7});
+  const double newest = busbw(std::nullopt);
+  CHECK(b2297 < 8 * 43.8);
+  CHECK(b2297 > 0.95 * 8 * 43.8);
+  CHECK(b2277 < 8 * 43.1);
+  CHECK(b2277 > 0.95 * 8 * 43.1);
+  CHECK(newest > 8 * 43.8);
+}
+
 TEST_CASE("NVLS channels walk the same buffer rate on 8 and 72 GPUs of a domain, the head's share costs only links") {
   Topology t = preset("gb200-nvl72");
   CostModel model(t);

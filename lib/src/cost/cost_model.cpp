@@ -475,7 +475,7 @@ class Pricer {
     // The heads' rate into the network tree (NCCL's per-channel NVLSTree cap)
     // is a cost of leaving the islands.
     if (a == Algorithm::nvlstree && !inside) {
-      const double cap = nccl::newest_tuner_tables().nvls_tree[static_cast<std::size_t>(l_.arch)][column()];
+      const double cap = nvlstree_cap();
       if (cap > 0) bus = std::min(bus, nvls_.heads * cap);
     }
     const double alg = bus / norm;
@@ -489,6 +489,24 @@ class Pricer {
     out.channels_us = network_channels_us(a, p, op, s, inside);
     out.fill_us = fill_us(a, p, op, s, alg, inside);
     return out;
+  }
+
+  // NCCL's per-channel NVLSTree cap (perChMaxNVLSTreeBws) as the link model
+  // takes it: the newest release's, but on Blackwell the one that goes with
+  // the run's launch. NCCL 2.30 chose Blackwell's NVLSTree channels and
+  // chunks anew (ncclNvlsTreeSm100Tuning, nvls_sm100_tuning) and raised the
+  // cap from four nodes with them, 43.8 to 80 GB/s a head; the launch before
+  // (32 channels, 64 KiB chunks from four nodes) is held to the cap NCCL
+  // stated for it from 2.28.3 on, and so in the releases before that stated
+  // none. B200s on 2.29.7 run NVLSTree at 274-290 GB/s from 4 to 64 nodes
+  // (bench/data a328-a344), below even that cap's 350.
+  double nvlstree_cap() const {
+    const auto arch = static_cast<std::size_t>(l_.arch);
+    if (l_.generation == Generation::blackwell && !tt_.nvls_sm100_tuning) {
+      const double stated = tt_.nvls_tree[arch][column()];
+      return stated > 0 ? stated : nccl::tuner_tables(NcclVersion{2, 28, 3}).nvls_tree[arch][column()];
+    }
+    return nccl::newest_tuner_tables().nvls_tree[arch][column()];
   }
 
   // What the channels' CTAs take to move a ring's or NVLSTree's bytes
