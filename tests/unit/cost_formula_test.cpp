@@ -134,11 +134,11 @@ TEST_CASE("NVLS in one Blackwell domain before NCCL 2.27.3: 32 channels fill lon
 
 TEST_CASE("NVLSTree across four or more Blackwell nodes keeps the cap of its release's launch") {
   // Eight DGX B200s, 8 NDR NICs a node: NVLSTree's network tree, NIC-bound,
-  // would carry 2 x 8 GiB a node at 384 GB/s, about 375 GB/s of busbw. NCCL
-  // 2.28.3 to 2.29 state 43.8 GB/s a head from four nodes for the launch
-  // they have (32 channels, 64 KiB chunks), 2.28.3 43.1, which the releases
-  // before with the same launch take too; 2.30, with its own channels and
-  // chunks, 80 (not binding).
+  // would carry twice the buffer a node at 384 GB/s, about 375 GB/s of
+  // busbw. NCCL 2.28.9 to 2.29 state 43.8 GB/s a head from four nodes for
+  // the launch they have (32 channels, 64 KiB chunks), 2.28.3 43.1, which
+  // the releases before with the same launch take too; 2.30, with its own
+  // channels and chunks, 80 (not binding).
   Topology t = preset("dgx-b200:nodes=8");
   const std::uint64_t s = std::uint64_t{16} << 30;
   const auto ranks = first(t, 64);
