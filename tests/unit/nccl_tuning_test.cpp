@@ -80,6 +80,13 @@ TEST_CASE("NVLSTree chunk: 128 KiB, 64 KiB from four nodes on, Blackwell's own t
   CHECK(nccl::newest_tuner_tables().nvls_sm100_tuning);
 }
 
+TEST_CASE("NVLSTree caps are first stated in NCCL 2.28.3") {
+  const nccl::TunerTables& first = nccl::first_nvls_tree_cap_tables();
+  CHECK(first.since == NcclVersion{2, 28, 3});
+  CHECK(first.nvls_tree[3][2] == Approx(43.1));
+  CHECK(nccl::tuner_tables(NcclVersion{2, 27, 7}).nvls_tree[3][2] == 0);
+}
+
 TEST_CASE("NVLS and NVLSTree chunks shrink with the operations in flight") {
   // NVLS: 64 KiB below 64 loops of 128 KiB, 32 KiB below 8 of 64 KiB, 16 KiB
   // below 2 of 32 KiB (8 H100s: 16 channels x 8 heads = 128 operations).

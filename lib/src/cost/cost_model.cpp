@@ -504,7 +504,7 @@ class Pricer {
     const auto arch = static_cast<std::size_t>(l_.arch);
     if (l_.generation == Generation::blackwell && !tt_.nvls_sm100_tuning) {
       const double stated = tt_.nvls_tree[arch][column()];
-      return stated > 0 ? stated : nccl::tuner_tables(NcclVersion{2, 28, 3}).nvls_tree[arch][column()];
+      return stated > 0 ? stated : nccl::first_nvls_tree_cap_tables().nvls_tree[arch][column()];
     }
     return nccl::newest_tuner_tables().nvls_tree[arch][column()];
   }

@@ -123,6 +123,12 @@ constexpr std::array<TunerTables, 8> kReleases = {
 
 const TunerTables& newest_tuner_tables() { return kReleases.back(); }
 
+const TunerTables& first_nvls_tree_cap_tables() {
+  for (const TunerTables& t : kReleases)
+    if (t.nvls_tree != ArchTable{}) return t;
+  return kReleases.back();
+}
+
 const TunerTables& tuner_tables(const std::optional<NcclVersion>& version) {
   if (!version) return newest_tuner_tables();
   const TunerTables* found = &kReleases.front();

@@ -94,6 +94,9 @@ struct TunerTables {
 const TunerTables& tuner_tables(const std::optional<NcclVersion>& version);
 /// The newest release's tables (NCCL 2.30.7, master @ 5067397c).
 const TunerTables& newest_tuner_tables();
+/// The first release's tables that state NVLSTree caps (perChMaxNVLSTreeBws;
+/// 2.28.3): what they held for the launch the releases before already had.
+const TunerTables& first_nvls_tree_cap_tables();
 
 /// nvlsEfficiency by architecture (hardware.md 1.1).
 inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
