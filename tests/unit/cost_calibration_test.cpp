@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 344.
-  REQUIRE(s.results.size() == 394);
+  // The team's 50 points and topoplan's 374.
+  REQUIRE(s.results.size() == 424);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -258,9 +258,15 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // B200 cluster's NVLSTree from 4 to 64 nodes +27..+37 -> +20..+25 %, four
   // p6-b200 at 128-256 MiB +13/+22 -> +8/+15 %: all 4.3 %, 18.5 %,
   // x1.79; check 4.8 %, 20.0 %.
-  check_reached("all", s.all, {0.044, 0.186, 1.80});
+  // With a345-a374, sources the model had not seen: a second B200 cluster
+  // with its vendor IB settings from 1 to 64 nodes on NCCL 2.28.9 and 2.30.7
+  // (rings and trees within 7 %, NVLSTree from 4 nodes 10 % slow), a p5
+  // pair on NCCL 2.22.3 (-15..+20 %), OCI's MI355X with Pollara NICs on 1 to
+  // 4 nodes (all-reduce within 4 %, all-to-all -1..+21 %): all 4.3 %,
+  // 18.4 %, x1.79; check 4.7 %, 19.8 %.
+  check_reached("all", s.all, {0.044, 0.185, 1.80});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
-  check_reached("check", s.check, {0.049, 0.201, 1.80});
+  check_reached("check", s.check, {0.048, 0.199, 1.80});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

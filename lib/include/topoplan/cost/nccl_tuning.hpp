@@ -128,12 +128,17 @@ inline constexpr double kNvlsChannelBw = 19.0;
 /// (a100: 20.4); the same rate holds NVIDIA/nccl#1221's four nodes (a17,
 /// a18), A3 Ultra's H200 pair all-gathering (a273, a274) and the eight
 /// nodes' 4 GiB (a99) within 2 %, and NVLink sends measure as much a
-/// channel (20-21 GB/s, c39, a261-a267). Blackwell's channels are faster:
-/// a B200 pair all-gathers 383 GB/s on the same 16 (c34, c35), 24 a channel,
-/// so no cap is known there; AMD's are not measured. Faster Hopper platforms
-/// are reported without curves (NVIDIA/nccl-tests#283: 248 H200 nodes at
-/// about 350 GB/s, 21.9 a channel; #290: NCCL's maintainers expect 46-48
-/// GB/s a 400G NIC): this rate is the measured curves' low end.
+/// channel (20-21 GB/s, c39, a261-a267). Faster Hopper platforms are
+/// reported without curves (NVIDIA/nccl-tests#283: 248 H200 nodes at about
+/// 350 GB/s, 21.9 a channel; #290: NCCL's maintainers expect 46-48 GB/s a
+/// 400G NIC): this rate is the measured curves' low end. What sets it is
+/// the fabric's configuration, not the GPU: a B200 cluster's 4-node rings
+/// move 307 GB/s (19 a channel) with NCCL's InfiniBand defaults and 384
+/// with NCCL_IB_QPS_PER_CONNECTION=2 and NCCL_IB_AR_THRESHOLD=0
+/// (together-nccl-tests, flapping-airplanes 2026-07-11; a345-a362 run so),
+/// which no topology states. Blackwell's published runs mostly reach their
+/// NICs (a B200 pair all-gathers 383 GB/s on the same 16 channels, c34), so
+/// no cap is taken there; AMD's are not measured.
 inline constexpr double kHopperNetChannelBw = 20.5;
 
 /// The share of kNvlsChannelBw an NVLSTree channel walks. A CTA has 20 warps
