@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 374.
-  REQUIRE(s.results.size() == 424);
+  // The team's 50 points and topoplan's 386.
+  REQUIRE(s.results.size() == 436);
   check_bounds("all", s.all, 1.0);
   check_bounds("fit", s.fit, 1.0);
   // Points the model was never adjusted to: within 1.5 times the bounds.
@@ -264,9 +264,16 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // pair on NCCL 2.22.3 (-15..+20 %), OCI's MI355X with Pollara NICs on 1 to
   // 4 nodes (all-reduce within 4 %, all-to-all -1..+21 %): all 4.3 %,
   // 18.4 %, x1.79; check 4.7 %, 19.8 %.
-  check_reached("all", s.all, {0.044, 0.185, 1.80});
+  // With a375-a386 (two AWS p6-b300, 16 EFA devices each, two a GPU) and a
+  // GPU's NICs taking together what the path beyond each NIC's own link
+  // carries (that link bounding each NIC once, whatever shares it): the
+  // p6-b300 all-gather, reduce-scatter and all-to-all from -51 % to
+  // -11..+26 %, its all-reduce from 8 GiB -18 -> -13 % but 16 MiB (Tree/LL128,
+  // as the plugin's tuner chooses) +0 -> +53 %; AWS p4d within 3 points of
+  // before: all 4.3 %, 18.7 %, x1.79; check 4.8 %, 19.8 %.
+  check_reached("all", s.all, {0.044, 0.188, 1.80});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
-  check_reached("check", s.check, {0.048, 0.199, 1.80});
+  check_reached("check", s.check, {0.049, 0.199, 1.80});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

@@ -3,6 +3,7 @@
 #include "topoplan/cost/fabric_profile.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "cost_test_topologies.hpp"
 #include "test_presets.hpp"
@@ -72,4 +73,53 @@ TEST_CASE("an island spans hosts in a multi-node NVLink domain, not in one host'
   REQUIRE(box != kNone);
   CHECK_FALSE(dgx.fabric().island_spans_hosts(box));
   CHECK_FALSE(dgx.fabric().island_spans_hosts(dgx.fabric().accelerator(8).island));
+}
+
+TEST_CASE("a GPU's NICs add up to what the path beyond each NIC's own link carries") {
+  // One GPU with two 400G NICs under one PCIe switch, each NIC on its own
+  // Gen5 x16 (48 GB/s as NCCL models it): with the GPU on Gen6 x16 both
+  // NICs count (AWS p6-b300's two EFA devices a GPU), with the GPU on Gen5
+  // x16 the GPU's link holds them to one NIC's worth.
+  auto two_nics = [](const char* gpu_link) {
+    const std::string text = fmt::format(R"(
+name: two-nics
+parameters:
+  nodes: {{default: 2, min: 1, max: 2}}
+levels: [cluster, node]
+blocks:
+  host:
+    level: node
+    hostname: "h{{g}}"
+    devices:
+      - {{name: "cpu0", kind: cpu, model: Xeon}}
+      - {{name: "gpu0", kind: gpu, model: B300}}
+      - {{name: "psw0", kind: pcie-switch}}
+      - {{name: "nic[0-1]", kind: nic}}
+    links:
+      - {{from: "gpu0", to: "psw0", type: {}}}
+      - {{from: "nic*", to: "psw0", type: pcie5x16}}
+      - {{from: "psw0", to: "cpu0", type: pcie5x16}}
+  cluster:
+    level: cluster
+    devices:
+      - {{name: "leaf", kind: switch}}
+    children:
+      - {{block: host, count: "{{nodes}}", name: "n{{g}}"}}
+    links:
+      - {{from: "*/nic*", to: "leaf", type: eth-400g}}
+root: cluster
+)",
+                                         gpu_link);
+    return parse(text.c_str());
+  };
+  Topology gen6 = two_nics("pcie6x16");
+  Topology gen5 = two_nics("pcie5x16");
+  const double one = CostModel(gen5).fabric().accelerator(0).nic_bw;
+  CHECK(one == Approx(48.0).epsilon(0.01));
+  CHECK(CostModel(gen6).fabric().accelerator(0).nic_bw == Approx(2 * one).epsilon(0.01));
+  // A NIC is held to its own host link once, whatever shares it: the
+  // PCIe box's 200G NIC (25 GB/s) behind Gen4 x16 (24) gives its two GPUs
+  // 12 each.
+  Topology pcie = preset("pcie-8gpu:nodes=2");
+  CHECK(CostModel(pcie).fabric().accelerator(0).nic_bw == Approx(12.0).epsilon(0.01));
 }

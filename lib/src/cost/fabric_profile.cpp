@@ -211,22 +211,32 @@ FabricProfile::FabricProfile(const Topology& topology)
   std::vector<std::uint8_t> reduce_state(reduces.empty() ? 0 : accels.size(), 0);
 
   // NIC shares: every NIC is shared equally by the accelerators nearest to
-  // it over host links; each gets at most what the path to the NIC carries.
+  // it over host links; each gets at most what the path to the NIC carries,
+  // and all of an accelerator's NICs together at most what the path beyond
+  // a NIC's own link carries (the part its NICs share: two 400G EFA devices
+  // of a p6-b300 GPU behind one PCIe Gen6 switch move 96 GB/s, each over
+  // its own Gen5 link of 48; four 100G ones of a p5 GPU, the GPU's 48).
   std::vector<double> nic_sum(accels.size(), 0);
   std::vector<double> path_max(accels.size(), 0);
+  std::vector<double> beyond(topology.device_count(), 0);
   std::vector<std::uint32_t> nearest;
   std::vector<NicPath> nearest_path;
   for (DeviceId nic = 0; nic < topology.device_count(); ++nic) {
     if (topology.device(nic).kind != DeviceKind::nic) continue;
-    double nic_bw = 0;
+    double nic_bw = 0, host_bw = 0;
     for (LinkId id : topology.links_of(nic)) {
       const Link& link = topology.link(id);
       const LinkType& type = topology.link_type(link);
       if (is_network(type.family)) nic_bw += link.total_bandwidth() * nccl::link_efficiency(type);
+      if (host_link(type.family)) host_bw += link.total_bandwidth() * nccl::link_efficiency(type);
     }
     if (nic_bw <= 0) continue;
+    // A NIC moves no more than its own host links carry, however many
+    // accelerators share it.
+    if (host_bw > 0) nic_bw = std::min(nic_bw, host_bw);
     search.reset();
     search.visit(nic, 0, std::numeric_limits<double>::infinity(), false, 0);
+    beyond[nic] = std::numeric_limits<double>::infinity();
     nearest.clear();
     nearest_path.clear();
     std::uint32_t found_at = kNone;
@@ -240,7 +250,9 @@ FabricProfile::FabricProfile(const Topology& topology)
         const DeviceId next = link.other(at);
         if (search.dist[next] != kNone) continue;
         const Device& d = topology.device(next);
-        const double bw = std::min(search.bottleneck[at], link.total_bandwidth() * nccl::link_efficiency(type));
+        const double link_bw = link.total_bandwidth() * nccl::link_efficiency(type);
+        const double bw = std::min(search.bottleneck[at], link_bw);
+        beyond[next] = at == nic ? std::numeric_limits<double>::infinity() : std::min(beyond[at], link_bw);
         const bool cpu = search.via_cpu[at] != 0 || topology.device(at).kind == DeviceKind::cpu;
         if (is_accelerator(d.kind)) {
           search.visit(next, search.dist[at] + 1, bw, cpu, 0);
@@ -270,7 +282,7 @@ FabricProfile::FabricProfile(const Topology& topology)
       const DeviceId dev = accels_[index].device;
       const double share = nic_bw / static_cast<double>(nearest.size());
       nic_sum[index] += std::min(share, search.bottleneck[dev]);
-      path_max[index] = std::max(path_max[index], search.bottleneck[dev]);
+      path_max[index] = std::max(path_max[index], beyond[dev]);
       accels_[index].nic_path = std::max(accels_[index].nic_path, nearest_path[k]);
       if (first_nic[index] == kNone) first_nic[index] = nic;
     }
