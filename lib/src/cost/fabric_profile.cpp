@@ -27,6 +27,11 @@ bool host_link(LinkFamily family) {
   return family == LinkFamily::pcie || family == LinkFamily::cpu_link || family == LinkFamily::nvlink_c2c;
 }
 
+// What a link carries as NCCL models it (nccl::link_efficiency).
+double modelled_bw(const Topology& topology, const Link& link) {
+  return link.total_bandwidth() * nccl::link_efficiency(topology.link_type(link));
+}
+
 std::optional<Generation> generation_from_links(LinkFamily family, int generation) {
   if (family == LinkFamily::nvlink) {
     if (generation <= 2) return Generation::volta;
@@ -95,7 +100,7 @@ FabricProfile::FabricProfile(const Topology& topology)
     for (LinkId id : topology.links_of(a.device)) {
       const Link& link = topology.link(id);
       const LinkType& type = topology.link_type(link);
-      const double bw = link.total_bandwidth() * nccl::link_efficiency(type);
+      const double bw = modelled_bw(topology, link);
       const DeviceId other = link.other(a.device);
       const Device& peer = topology.device(other);
       if (type.family == LinkFamily::pcie) a.pcie_bw = std::max(a.pcie_bw, bw);
@@ -217,7 +222,7 @@ FabricProfile::FabricProfile(const Topology& topology)
   // of a p6-b300 GPU behind one PCIe Gen6 switch move 96 GB/s, each over
   // its own Gen5 link of 48; four 100G ones of a p5 GPU, the GPU's 48).
   std::vector<double> nic_sum(accels.size(), 0);
-  std::vector<double> path_max(accels.size(), 0);
+  std::vector<double> shared_max(accels.size(), 0);
   std::vector<double> beyond(topology.device_count(), 0);
   std::vector<std::uint32_t> nearest;
   std::vector<NicPath> nearest_path;
@@ -226,9 +231,9 @@ FabricProfile::FabricProfile(const Topology& topology)
     double nic_bw = 0, host_bw = 0;
     for (LinkId id : topology.links_of(nic)) {
       const Link& link = topology.link(id);
-      const LinkType& type = topology.link_type(link);
-      if (is_network(type.family)) nic_bw += link.total_bandwidth() * nccl::link_efficiency(type);
-      if (host_link(type.family)) host_bw += link.total_bandwidth() * nccl::link_efficiency(type);
+      const LinkFamily family = topology.link_type(link).family;
+      if (is_network(family)) nic_bw += modelled_bw(topology, link);
+      if (host_link(family)) host_bw += modelled_bw(topology, link);
     }
     if (nic_bw <= 0) continue;
     // A NIC moves no more than its own host links carry, however many
@@ -250,7 +255,7 @@ FabricProfile::FabricProfile(const Topology& topology)
         const DeviceId next = link.other(at);
         if (search.dist[next] != kNone) continue;
         const Device& d = topology.device(next);
-        const double link_bw = link.total_bandwidth() * nccl::link_efficiency(type);
+        const double link_bw = modelled_bw(topology, link);
         const double bw = std::min(search.bottleneck[at], link_bw);
         beyond[next] = at == nic ? std::numeric_limits<double>::infinity() : std::min(beyond[at], link_bw);
         const bool cpu = search.via_cpu[at] != 0 || topology.device(at).kind == DeviceKind::cpu;
@@ -282,12 +287,12 @@ FabricProfile::FabricProfile(const Topology& topology)
       const DeviceId dev = accels_[index].device;
       const double share = nic_bw / static_cast<double>(nearest.size());
       nic_sum[index] += std::min(share, search.bottleneck[dev]);
-      path_max[index] = std::max(path_max[index], beyond[dev]);
+      shared_max[index] = std::max(shared_max[index], beyond[dev]);
       accels_[index].nic_path = std::max(accels_[index].nic_path, nearest_path[k]);
       if (first_nic[index] == kNone) first_nic[index] = nic;
     }
   }
-  for (std::uint32_t i = 0; i < accels.size(); ++i) accels_[i].nic_bw = std::min(nic_sum[i], path_max[i]);
+  for (std::uint32_t i = 0; i < accels.size(); ++i) accels_[i].nic_bw = std::min(nic_sum[i], shared_max[i]);
   for (std::uint32_t i = 0; i < reduce_state.size(); ++i) {
     accels_[i].in_network_reduction = reduce_state[i] == 1;
     any_in_network_reduction_ = any_in_network_reduction_ || reduce_state[i] == 1;
@@ -306,7 +311,7 @@ FabricProfile::FabricProfile(const Topology& topology)
       const DeviceId other = link.other(dev);
       // Count each CPU-to-CPU link once, from its lower end.
       if (other < dev || topology.device(other).kind != DeviceKind::cpu) continue;
-      node.socket_bw += link.total_bandwidth() * nccl::link_efficiency(topology.link_type(link));
+      node.socket_bw += modelled_bw(topology, link);
     }
   }
 

@@ -124,9 +124,13 @@ constexpr std::array<TunerTables, 8> kReleases = {
 const TunerTables& newest_tuner_tables() { return kReleases.back(); }
 
 const TunerTables& first_nvls_tree_cap_tables() {
-  for (const TunerTables& t : kReleases)
-    if (t.nvls_tree != ArchTable{}) return t;
-  return kReleases.back();
+  // Found once: the pricer asks on every NVLSTree candidate.
+  static const TunerTables& first = []() -> const TunerTables& {
+    for (const TunerTables& t : kReleases)
+      if (t.nvls_tree != ArchTable{}) return t;
+    return kReleases.back();
+  }();
+  return first;
 }
 
 const TunerTables& tuner_tables(const std::optional<NcclVersion>& version) {
