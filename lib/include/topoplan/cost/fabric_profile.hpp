@@ -46,7 +46,7 @@ struct AcceleratorProfile {
   std::uint32_t peers_begin = 0;     // [begin, end) in FabricProfile::peers()
   std::uint32_t peers_end = 0;
   double pcie_bw = 0;                // effective GB/s of its own PCIe link
-  double nic_bw = 0;                 // effective network GB/s: its NIC share, capped by the path
+  double nic_bw = 0;                 // effective network GB/s: its NICs' shares, capped by the path they share
   NicPath nic_path = NicPath::pcie;  // how it reaches its NICs (the worst path to one)
   DeviceId socket = kNone;           // the CPU its PCIe tree hangs off; kNone if none
   /// Its NICs' switches, and every switch above them, reduce in the network
