@@ -254,4 +254,14 @@ TEST_CASE("nccl-xml: a net's reported latency becomes the topology's net_latency
   CHECK(ib.topology.nccl_environment().empty());
   // The SimAI dump's ConnectX-6 nets report 0 too.
   CHECK(nccl("simai-topo_8A100_4CX6.xml").topology.nccl_environment().empty());
+  // A latency the model refuses is an error at its attribute, whichever net holds it.
+  for (const auto& [a, b] : {std::pair<std::string, std::string>{"75", "20000"}, {"slow", "0"}, {"75", "-1"}}) {
+    const std::string text = dump(a, b);
+    const std::size_t line6 = text.find("    <nic>");
+    const std::size_t at = text.find("latency=", a == "75" ? text.find("efa1") : line6);
+    const std::string e = error_of([&] { nccl_text(text); });
+    CAPTURE(a, b, e);
+    CHECK(e.find(fmt::format("t.xml:6:{}: 'latency' of <net>: net_latency '{}' must be", at - line6 + 1,
+                             a == "75" ? b : a)) == 0);
+  }
 }

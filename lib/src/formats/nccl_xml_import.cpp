@@ -399,11 +399,15 @@ class Importer {
       // The latency the network plugin reported (ncclTopoFillNet writes
       // props.latency; NCCL's IB transport 0, aws-ofi-nccl 75 us on p4d
       // and p5): what NCCL's tuner adds to a network step.
+      // A value the model's own net_latency setting refuses is an error at
+      // the attribute, not a latency quietly left out.
       if (const XmlAttribute* lat = net->attribute("latency")) {
-        double us = 0;
-        const auto [end, ec] = std::from_chars(lat->value.data(), lat->value.data() + lat->value.size(), us);
-        if (ec == std::errc() && end == lat->value.data() + lat->value.size() && us > net_latency_ && us <= 10000)
-          net_latency_ = us;
+        NcclEnvironment check;
+        if (std::string problem = apply_nccl_setting(check, {std::string(kNcclNetLatencyKey), lat->value, {}});
+            !problem.empty())
+          sink_.error(where(*lat), fmt::format("'latency' of <net>: {}", problem));
+        else
+          net_latency_ = std::max(net_latency_, *check.net_latency_us);
       }
       DeviceProperties p;
       std::string model = fmt::format("{}-{}G", kind, gbps);
