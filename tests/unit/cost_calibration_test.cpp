@@ -374,4 +374,14 @@ TEST_CASE("a setup's protocols after '/' restrict NCCL's choice as NCCL_PROTO do
   CHECK(v2273.results[0].cost.protocol == Protocol::ll128);
   CHECK(v2262.results[0].setup.nccl_version == NcclVersion{2, 26, 2});
   CHECK_THROWS_WITH(run_with("^nvls+nvlstree", "2.x"), Catch::Contains("NCCL version '2.x'"));
+  // Settings the run made follow the release: NCCL_PROTO=^LL128 as the
+  // algorithm column's '/^ll128' does, on one model of its own.
+  const CalibrationSummary env = run_with("^nvls+nvlstree", "2.27.3 NCCL_PROTO=^LL128");
+  REQUIRE(env.results.size() == 1);
+  CHECK(env.results[0].cost.protocol != Protocol::ll128);
+  CHECK(env.results[0].setup.nccl_settings.size() == 1);
+  CHECK(run_with("^nvls+nvlstree", "NCCL_PROTO=^LL128").results[0].cost.protocol != Protocol::ll128);
+  CHECK_THROWS_WITH(run_with("^nvls+nvlstree", "2.27.3 NCCL_BUFFSIZE=0"), Catch::Contains("NCCL_BUFFSIZE '0'"));
+  CHECK_THROWS_WITH(run_with("^nvls+nvlstree", "NCCL_PROTO=Simple 2.27.3"), Catch::Contains("the release comes first"));
+  CHECK_THROWS_WITH(run_with("^nvls+nvlstree", "2.27.3 NCCL_DEBUG=INFO"), Catch::Contains("not a variable"));
 }

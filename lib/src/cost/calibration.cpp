@@ -8,12 +8,14 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include "topoplan/cost/ep_kernel.hpp"
+#include "topoplan/model/nccl_environment.hpp"
 #include "topoplan/support/error.hpp"
 
 namespace topoplan {
@@ -149,6 +151,31 @@ bool apply_nccl_choice(const std::string& text, CollectiveQuery& q, std::string&
   return true;
 }
 
+// The nccl column: the release the run states, then the variables it set,
+// space-separated (`2.29.2 NCCL_BUFFSIZE=16777216`); either may be absent.
+void parse_nccl_column(const std::string& text, CalibrationSetup& s, const SourceLocation& where) {
+  std::istringstream words(text);
+  std::string word;
+  NcclEnvironment check;
+  while (words >> word) {
+    std::string problem;
+    const std::size_t eq = word.find('=');
+    if (eq == std::string::npos) {
+      if (s.nccl_version || !s.nccl_settings.empty())
+        throw InputError(where, fmt::format("nccl '{}': the release comes first, and once", text));
+      s.nccl_version = parse_nccl_version(word, problem);
+      if (!s.nccl_version) throw InputError(where, problem);
+      continue;
+    }
+    NcclSetting setting{word.substr(0, eq), word.substr(eq + 1), where};
+    if (setting.name == kNcclVersionKey)
+      throw InputError(where, fmt::format("nccl '{}': give the release as the first word", text));
+    problem = apply_nccl_setting(check, setting);
+    if (!problem.empty()) throw InputError(where, problem);
+    s.nccl_settings.push_back(std::move(setting));
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& calibration_groups() {
@@ -230,11 +257,7 @@ std::vector<CalibrationSetup> parse_calibration_setups(std::string_view text, co
     s.role = l.fields[7];
     if (s.role != "fit" && s.role != "check" && s.role != "outlier")
       throw InputError({file, l.number, 1}, fmt::format("role '{}' must be fit, check or outlier", s.role));
-    if (!l.fields[8].empty()) {
-      std::string problem;
-      s.nccl_version = parse_nccl_version(l.fields[8], problem);
-      if (!s.nccl_version) throw InputError({file, l.number, 1}, problem);
-    }
+    parse_nccl_column(l.fields[8], s, {file, l.number, 1});
     if (s.role == "outlier" && l.fields[9].empty())
       throw InputError({file, l.number, 1}, "an outlier's note must say why the model cannot reproduce it");
     s.note = l.fields[9];
@@ -255,11 +278,16 @@ CalibrationSummary run_calibration(const std::vector<CalibrationPoint>& points,
   for (const CalibrationPoint& p : points) {
     auto setup = std::find_if(setups.begin(), setups.end(), [&](const CalibrationSetup& s) { return s.id == p.id; });
     if (setup == setups.end()) throw InputError({}, fmt::format("calibration point {} has no setup", p.id));
-    // One model per topology and NCCL release (the run's, where it states one).
-    const std::string release = setup->nccl_version ? setup->nccl_version->str() : "";
-    Loaded& loaded = models[setup->topology + "@" + release];
+    // One model per topology, NCCL release and settings (the run's, where it
+    // states them).
+    std::string key = setup->topology + "@" + (setup->nccl_version ? setup->nccl_version->str() : "");
+    for (const NcclSetting& setting : setup->nccl_settings) key += " " + setting.name + "=" + setting.value;
+    Loaded& loaded = models[key];
     if (!loaded.model) {
-      loaded.topology = std::make_unique<Topology>(load_topology(setup->topology, read));
+      Topology topology = load_topology(setup->topology, read);
+      for (const NcclSetting& setting : setup->nccl_settings)
+        topology = with_nccl_setting(std::move(topology), setting);
+      loaded.topology = std::make_unique<Topology>(std::move(topology));
       CostModelOptions run = options;
       if (setup->nccl_version) run.nccl_version = setup->nccl_version;
       loaded.model = std::make_unique<CostModel>(*loaded.topology, run);
@@ -350,10 +378,13 @@ void write_calibration_report(std::ostream& out, const CalibrationSummary& summa
   else
     fmt::print(out, "{}\n", calibration_header());
   for (const CalibrationResult& r : summary.results) {
-    if (topologies)
+    if (topologies) {
+      std::vector<std::string> nccl;
+      if (r.setup.nccl_version) nccl.push_back("NCCL " + r.setup.nccl_version->str());
+      for (const NcclSetting& s : r.setup.nccl_settings) nccl.push_back(s.name + "=" + s.value);
       fmt::print(out, "{:<150} {}{}\n", calibration_row(r), r.setup.topology,
-                 r.setup.nccl_version ? " (NCCL " + r.setup.nccl_version->str() + ")" : "");
-    else
+                 nccl.empty() ? "" : fmt::format(" ({})", fmt::join(nccl, " ")));
+    } else
       fmt::print(out, "{}\n", calibration_row(r));
   }
   fmt::print(out, "\n{}\n", calibration_summary(summary));

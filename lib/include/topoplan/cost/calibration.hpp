@@ -53,6 +53,9 @@ struct CalibrationSetup {
   std::string role = "check"; // `fit`, `check` or `outlier`
   /// The NCCL release the run states (empty: the newest the model follows).
   std::optional<NcclVersion> nccl_version;
+  /// The NCCL variables the run set that the model follows (NCCL_BUFFSIZE,
+  /// NCCL_ALGO, ...): the nccl column's `NAME=VALUE` words after the release.
+  std::vector<NcclSetting> nccl_settings;
   std::string note;
 };
 
