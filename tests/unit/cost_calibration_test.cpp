@@ -64,8 +64,8 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 403.
-  REQUIRE(s.results.size() == 453);
+  // The team's 50 points and topoplan's 405.
+  REQUIRE(s.results.size() == 455);
   // The bounds: 10 %, 25 % and 2x on the points the model was
   // fitted on, and 1.5 times those (15 %, 37.5 %, 3x) on the points it is
   // only checked against. All points together hold the fitted median and
@@ -280,8 +280,9 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // (NCCL 2.29.2; from 8 GiB within 3 %, 16-256 MiB 12-44 % fast, 1 and 64
   // KiB x2.10 and x1.93 slow, 1 GiB 37 % slow where the tree's fill over
   // 64-GPU chains is priced with 2 MiB chunks) and all-to-all from one tray
-  // to three racks (within 15 %; GB300 across two racks an outlier): all
-  // 4.5 %, 19.5 %, x2.10; check 4.9 %, 20.6 %.
+  // to three racks (within 15 %; GB300 across two racks an outlier), and
+  // an MI350X node at 1 and 8 GiB (a404-a405, +4/+9 %): all 4.5 %, 19.4 %,
+  // x2.10; check 4.9 %, 20.6 %.
   check_reached("all", s.all, {0.046, 0.196, 2.15});
   check_reached("fit", s.fit, {0.02, 0.06, 1.15});
   check_reached("check", s.check, {0.050, 0.207, 2.15});
