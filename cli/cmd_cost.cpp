@@ -7,7 +7,7 @@
 
 #include "cli_support.hpp"
 #include "command.hpp"
-#include "nccl_version_option.hpp"
+#include "nccl_options.hpp"
 #include "topoplan/cost/byte_size.hpp"
 #include "topoplan/cost/cost_model.hpp"
 #include "topoplan/cost/cost_report.hpp"
@@ -34,7 +34,7 @@ struct CostOptions {
   std::optional<long long> replica;
   std::string algorithm = "auto";
   std::string protocol;
-  std::string nccl_version;
+  NcclOptions nccl;
   std::string ep_kernel = "nccl";
   std::string message_size;
   std::string ep_phase = "dispatch";
@@ -46,7 +46,7 @@ struct CostOptions {
 // option's release apart from the topology's nccl: environment.
 CostModelOptions model_options(const CostOptions& o) {
   CostModelOptions options;
-  options.nccl_version = nccl_version_argument(o.nccl_version);
+  options.nccl_version = nccl_version_argument(o.nccl.version);
   return options;
 }
 
@@ -110,7 +110,7 @@ int run_cost(const CostOptions& o) {
     if (!o.size.empty() || !o.sweep.empty() || o.algorithm != "auto" || !o.protocol.empty())
       throw InputError({"--collective", 0, 0},
                        "--size, --sweep, --algorithm and --protocol price one collective: give --collective OP");
-    Topology topology = load_topology_argument(o.topology);
+    Topology topology = with_nccl_settings(o.nccl.settings, load_topology_argument(o.topology));
     PlanJob pj = job_ranks(topology, o);
     CostModel model(topology, model_options(o));
     const Parallelism parallelism = JobPricer::parallelism_of(pj.job, pj.ranks.size());
@@ -168,7 +168,7 @@ int run_cost(const CostOptions& o) {
   if (o.plan.empty() && o.replica)
     throw InputError({"--replica", 0, 0}, "picks a replica of a job of a plan; give --plan PLAN --job NAME");
 
-  Topology topology = load_topology_argument(o.topology);
+  Topology topology = with_nccl_settings(o.nccl.settings, load_topology_argument(o.topology));
   // Ranks come from --first, --devices or a job of a plan; the model only
   // sees the vector.
   std::vector<DeviceId> ranks;
@@ -242,7 +242,7 @@ Action setup_cost(CLI::App& command) {
                   "the protocols NCCL may use, in NCCL_PROTO's syntax: Simple, LL,LL128 or ^LL128 "
                   "(default: all, or what the topology's nccl: settings allow)")
       ->option_text("PROTO");
-  add_nccl_version_option(command, o->nccl_version);
+  add_nccl_options(command, o->nccl);
   command.add_option("--ep-kernel", o->ep_kernel,
                      "the library that runs an alltoall as expert-parallel traffic: nccl (default), pplx "
                      "(pplx-kernels, priced by its puts per peer), deepep (DeepEP's normal kernels: NVLink "
@@ -265,8 +265,9 @@ Action setup_cost(CLI::App& command) {
       "--plan, all accelerators. With --plan and --job but no --collective: the job's\n"
       "communication per step by parallelism (TP, PP, DP, EP), with where each runs.\n"
       "A topology file's 'nccl:' mapping (NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE,\n"
-      "NCCL_BUFFSIZE) sets what the platform allows and uses; --algorithm and --protocol\n"
-      "narrow it further. Its 'version' (or --nccl-version) names the NCCL release: releases\n"
+      "NCCL_BUFFSIZE) sets what the platform allows and uses; --nccl NAME=VALUE sets one\n"
+      "over it, as the job's environment would; --algorithm and --protocol narrow it\n"
+      "further. Its 'version' (or --nccl-version) names the NCCL release: releases\n"
       "differ in the tables NCCL chooses by; its 'net_latency' is the latency the network\n"
       "plugin reports (75 us from aws-ofi-nccl on p4d and p5), which NCCL chooses by.\n"
       "The model is described in topoplan-cost(7).\n\n"
@@ -276,6 +277,8 @@ Action setup_cost(CLI::App& command) {
       "  topoplan cost dgx-h100:nodes=1 -c allreduce --sweep 1K:16G --format json\n"
       "  topoplan cost gb200-nvl72:racks=20 -c allreduce -s 1G -n 1440 --algorithm ^nvls,nvlstree\n"
       "  topoplan cost gb200-nvl72:racks=20 -c allreduce -s 16G -n 1440 -a ^nvls,nvlstree --nccl-version 2.26.2\n"
+      "  topoplan cost gb200-nvl72:racks=2 -c allreduce -s 1G -n 144 --nccl NCCL_NVLS_ENABLE=0 --nccl "
+      "NCCL_BUFFSIZE=16777216\n"
       "  topoplan cost dgx-h100:nodes=2 -c allreduce --sweep 1M:1G --algorithm Ring,Tree --protocol Simple\n"
       "  topoplan cost dgx-h100:nodes=2 -c alltoall -s 7MiB --ep-kernel pplx --message-size 7168\n"
       "  topoplan cost h800:nodes=4 -c alltoall -s 14MiB --ep-kernel deepep-ll --ep-phase combine\n"

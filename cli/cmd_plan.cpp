@@ -11,7 +11,7 @@
 #include "cli_support.hpp"
 #include "command.hpp"
 #include "device_perf_option.hpp"
-#include "nccl_version_option.hpp"
+#include "nccl_options.hpp"
 #include "topoplan/placement/placement_check.hpp"
 #include "topoplan/placement/check_report.hpp"
 #include "topoplan/placement/comparison.hpp"
@@ -40,7 +40,7 @@ struct PlanCommandOptions {
   std::string output;
   std::vector<std::string> level_labels;
   DevicePerfOption device_perf;
-  std::string nccl_version;
+  NcclOptions nccl;
   PlanFormat format = PlanFormat::text;
 };
 
@@ -80,7 +80,7 @@ std::vector<ManifestInput> read_jobs(const std::vector<std::string>& paths) {
 // the job inputs.
 Topology load_topology_for(const PlanCommandOptions& o, const std::vector<ManifestInput>& inputs) {
   Topology topology = load_topology_argument(o.topology, kueue_topology_levels(inputs));
-  return with_device_perf(o.device_perf, with_nccl_version(o.nccl_version, std::move(topology)));
+  return with_device_perf(o.device_perf, with_nccl_options(o.nccl, std::move(topology)));
 }
 
 // JOBS in any format topoplan reads (native, Kubernetes, sbatch); what it
@@ -217,8 +217,7 @@ int run_evaluate(const PlanCommandOptions& o) {
   // The plan's YAML is read and parsed on a second core while the topology
   // loads; its problems are reported after the topology's.
   auto parsing = std::async(std::launch::async, [&o] { return PlanDocument(read_input(o.plan), o.plan); });
-  Topology topology =
-      with_device_perf(o.device_perf, with_nccl_version(o.nccl_version, load_topology_argument(o.topology)));
+  Topology topology = with_device_perf(o.device_perf, with_nccl_options(o.nccl, load_topology_argument(o.topology)));
   auto building = pricer_for(topology);
   Plan plan = parse_plan_yaml(parsing.get(), topology);
   check_job_perf_classes(o.device_perf, topology, plan.jobs);
@@ -315,7 +314,7 @@ Action setup_plan(CLI::App& command) {
   command.add_option("--policy", o->policy, "placement policy (default topo; see below)")->option_text("P");
   add_occupied(command, *o);
   add_device_perf_option(command, o->device_perf);
-  add_nccl_version_option(command, o->nccl_version);
+  add_nccl_options(command, o->nccl);
   command.add_option("-o,--output", o->output, "also write the plan to FILE: .yaml (or .yml) or .json")
       ->option_text("FILE");
   add_plan_format(command, o->format);
@@ -360,7 +359,7 @@ Action setup_evaluate(CLI::App& command) {
   command.add_option("PLAN", o->plan, "a plan: from 'topoplan plan -o', by hand, or from another scheduler")
       ->required();
   add_device_perf_option(command, o->device_perf);
-  add_nccl_version_option(command, o->nccl_version);
+  add_nccl_options(command, o->nccl);
   add_plan_format(command, o->format);
   command.footer(
       "Plan entries name devices (HOST/gpuK, hostlists allowed) or whole nodes; see topoplan-jobs(5).\n"
@@ -378,7 +377,7 @@ Action setup_compare(CLI::App& command) {
       ->option_text("P,P,...");
   add_occupied(command, *o);
   add_device_perf_option(command, o->device_perf);
-  add_nccl_version_option(command, o->nccl_version);
+  add_nccl_options(command, o->nccl);
   add_plan_format(command, o->format, false);
   command.footer(
       "One table: per job and policy the estimated communication time per step (with\n"
@@ -401,7 +400,7 @@ Action setup_check(CLI::App& command) {
   command.add_option("--policy", o->policy, "placement policy (default topo)")->option_text("P");
   add_occupied(command, *o);
   add_device_perf_option(command, o->device_perf);
-  add_nccl_version_option(command, o->nccl_version);
+  add_nccl_options(command, o->nccl);
   add_plan_format(command, o->format, false);
   command.footer("Manifests are planned with --policy, then checked; a single plan file (from\n"
                  "'topoplan plan -o', by hand, or another scheduler's) is checked as it is.\n"

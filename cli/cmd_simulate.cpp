@@ -12,7 +12,7 @@
 #include "cli_support.hpp"
 #include "command.hpp"
 #include "device_perf_option.hpp"
-#include "nccl_version_option.hpp"
+#include "nccl_options.hpp"
 #include "topoplan/io/failure_rates.hpp"
 #include "topoplan/simulate/simulation.hpp"
 #include "topoplan/simulate/simulation_chart.hpp"
@@ -36,7 +36,7 @@ struct SimulateOptions {
   double checkpoint_interval_s = 1800;
   std::size_t samples = 100;
   DevicePerfOption device_perf;
-  std::string nccl_version;
+  NcclOptions nccl;
   bool quiet = false;
 };
 
@@ -77,8 +77,7 @@ class ProgressBar {
 };
 
 int run_simulate(const SimulateOptions& o) {
-  Topology topology =
-      with_device_perf(o.device_perf, with_nccl_version(o.nccl_version, load_topology_argument(o.topology)));
+  Topology topology = with_device_perf(o.device_perf, with_nccl_options(o.nccl, load_topology_argument(o.topology)));
   if (o.device_perf.classes_without_default)  // trace jobs name no class
     throw InputError(*o.device_perf.classes_without_default,
                      "rows for several workload classes; a trace's jobs name none: choose one with --perf-class");
@@ -166,7 +165,7 @@ Action setup_simulate(CLI::App& command) {
       ->check(CLI::Range(1, 100000))
       ->option_text("N");
   add_device_perf_option(command, o->device_perf);
-  add_nccl_version_option(command, o->nccl_version);
+  add_nccl_options(command, o->nccl);
   command.add_flag("-q,--quiet", o->quiet, "no progress bar (there is none unless stderr is a terminal)");
   command.footer(
       "Replays the trace once per policy: jobs arrive, wait in one queue (priority, then\n"

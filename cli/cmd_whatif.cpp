@@ -11,7 +11,7 @@
 #include "cli_support.hpp"
 #include "command.hpp"
 #include "device_perf_option.hpp"
-#include "nccl_version_option.hpp"
+#include "nccl_options.hpp"
 #include "topoplan/io/failure_rates.hpp"
 #include "topoplan/manifests/job_manifest.hpp"
 #include "topoplan/placement/job_pricer.hpp"
@@ -47,7 +47,7 @@ struct WhatIfOptions {
   std::uint32_t trials = 1000;
   std::string policy;
   DevicePerfOption device_perf;
-  std::string nccl_version;
+  NcclOptions nccl;
   std::string output;
   Format format = Format::text;
 };
@@ -98,8 +98,7 @@ int run_scenario_command(const WhatIfOptions& o, const Topology& topology, const
 
 int run_growth(const WhatIfOptions& o, const Topology& topology, const std::string& plan_text, const Plan& plan) {
   const std::string argument = grown_topology_argument(o.topology, topology, o.add);
-  Topology grown =
-      with_device_perf(o.device_perf, with_nccl_version(o.nccl_version, load_topology_argument(argument)));
+  Topology grown = with_device_perf(o.device_perf, with_nccl_options(o.nccl, load_topology_argument(argument)));
   Plan on_grown = parse_plan_yaml(plan_text, o.plan, grown);
   on_grown.topology = plan.topology;
   GrowthResult result = grow(topology, grown, argument, on_grown, o.policy);
@@ -176,8 +175,7 @@ int run_whatif(const WhatIfOptions& o) {
     throw InputError({"-o", 0, 0}, "writes the plan after --fail, --drain, --add or --clear");
   if (!(o.days > 0) || o.days > 36'500) throw InputError({"--days", 0, 0}, "must be above 0 and at most 36500");
 
-  Topology topology =
-      with_device_perf(o.device_perf, with_nccl_version(o.nccl_version, load_topology_argument(o.topology)));
+  Topology topology = with_device_perf(o.device_perf, with_nccl_options(o.nccl, load_topology_argument(o.topology)));
   const std::string plan_text = read_input(o.plan);
   Plan plan = parse_plan_yaml(plan_text, o.plan, topology);
   check_job_perf_classes(o.device_perf, topology, plan.jobs);
@@ -221,7 +219,7 @@ Action setup_whatif(CLI::App& command) {
   command.add_option("--policy", o->policy, "policy for re-placing jobs (default: the plan's, else topo)")
       ->option_text("P");
   add_device_perf_option(command, o->device_perf);
-  add_nccl_version_option(command, o->nccl_version);
+  add_nccl_options(command, o->nccl);
   command.add_option("-o,--output", o->output, "write the plan after --fail, --drain, --add or --clear to FILE")
       ->option_text("FILE");
   add_format_option(command, o->format);

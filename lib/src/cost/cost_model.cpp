@@ -1322,7 +1322,7 @@ CollectiveQuery CostModel::in_environment(const CollectiveQuery& query) const {
       if ((nvls && setting.name == "NCCL_NVLS_ENABLE" && setting.value == "0") ||
           (setting.name == "NCCL_ALGO" && where.file.empty()))
         where = setting.where;
-    throw InputError(where, fmt::format("the topology's NCCL environment ({}) rules out algorithm '{}'", env.describe(),
+    throw InputError(where, fmt::format("the NCCL environment ({}) rules out algorithm '{}'", env.describe(),
                                         algorithm_name(q.algorithm)));
   }
   return q;

@@ -40,6 +40,15 @@ std::string option_release(const CostModel& model) {
   return version->str();
 }
 
+// Where the NCCL environment's settings come from: the topology file's
+// nccl: mapping, or a command line option (a setting located at "--...").
+std::string environment_origin(const NcclEnvironment& env) {
+  bool file = false;
+  bool option = false;
+  for (const NcclSetting& s : env.settings) (s.where.file.rfind("--", 0) == 0 ? option : file) = true;
+  return option ? (file ? "the topology's and requested" : "requested") : "the topology's";
+}
+
 std::string scope(const CostModel& model, const CollectiveCost& c) {
   const char* kind = c.generation == Generation::lpu ? "LPU" : "GPU";
   if (!c.scale_up)
@@ -208,7 +217,8 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
     fmt::print(out, "  launch      {} channels x {}, {} chunks\n", c.nvls_channels, plural(c.nvls_heads, "head"),
                format_byte_size(c.nvls_chunk_bytes));
   if (!t.nccl_environment().empty())
-    fmt::print(out, "  nccl env    {} (the topology's)\n", t.nccl_environment().describe());
+    fmt::print(out, "  nccl env    {} ({})\n", t.nccl_environment().describe(),
+               environment_origin(t.nccl_environment()));
   if (const std::string release = option_release(model); !release.empty())
     fmt::print(out, "  nccl        {} (its tuner's tables choose)\n", release);
   fmt::print(out, "  time        {} us (latency {} us)\n", fixed(c.time_us, 3), fixed(c.latency_us, 3));

@@ -1,0 +1,50 @@
+#include "nccl_options.hpp"
+
+#include <utility>
+
+#include "topoplan/support/error.hpp"
+
+namespace topoplan::cli {
+
+void add_nccl_options(CLI::App& command, NcclOptions& options) {
+  command
+      .add_option("--nccl-version", options.version,
+                  "the NCCL release whose tuner chooses algorithms and protocols, e.g. 2.26.2 (default: the "
+                  "topology's nccl: version, else the newest the model follows, 2.30)")
+      ->option_text("VERSION");
+  command
+      .add_option("--nccl", options.settings,
+                  "an NCCL variable the job sets, over the topology's nccl: mapping (repeat it): NCCL_ALGO, "
+                  "NCCL_PROTO, NCCL_NVLS_ENABLE, NCCL_BUFFSIZE or net_latency, e.g. NCCL_BUFFSIZE=16777216")
+      ->option_text("NAME=VALUE")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+std::optional<NcclVersion> nccl_version_argument(const std::string& version) {
+  if (version.empty()) return std::nullopt;
+  std::string problem;
+  auto parsed = parse_nccl_version(version, problem);
+  if (!parsed) throw InputError({"--nccl-version", 0, 0}, problem);
+  return parsed;
+}
+
+Topology with_nccl_settings(const std::vector<std::string>& settings, Topology topology) {
+  const SourceLocation where{"--nccl", 0, 0};
+  for (const std::string& setting : settings) {
+    const std::size_t eq = setting.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError(where, "'" + setting + "' must be NAME=VALUE, e.g. NCCL_BUFFSIZE=16777216");
+    topology = with_nccl_setting(std::move(topology), {setting.substr(0, eq), setting.substr(eq + 1), where});
+  }
+  return topology;
+}
+
+Topology with_nccl_options(const NcclOptions& options, Topology topology) {
+  topology = with_nccl_settings(options.settings, std::move(topology));
+  if (options.version.empty()) return topology;
+  return with_nccl_setting(std::move(topology),
+                           {std::string(kNcclVersionKey), options.version, {"--nccl-version", 0, 0}});
+}
+
+}  // namespace topoplan::cli
