@@ -36,13 +36,13 @@ CalibrationSummary run() {
   return run_calibration(points(), setups, [](const std::string& path) { return read(kData + "/" + path); });
 }
 
-void check_bounds(const char* what, const CalibrationStats& st, double scale, double worst_scale) {
+void check_bounds(const char* what, const CalibrationStats& st, double scale) {
   INFO(what << ": " << st.count << " points, median " << st.median << ", p90 " << st.p90 << ", worst x"
             << st.worst_ratio);
   CHECK(st.count > 0);
   CHECK(st.median <= 0.10 * scale);
   CHECK(st.p90 <= 0.25 * scale);
-  CHECK(st.worst_ratio < 2.0 * worst_scale);
+  CHECK(st.worst_ratio < 2.0 * scale);
 }
 
 // What the model reaches today, a little above it: a change that makes any
@@ -64,16 +64,12 @@ void check_reached(const char* what, const CalibrationStats& st, Reached r) {
 
 TEST_CASE("every published point is priced within the issue's error bounds") {
   CalibrationSummary s = run();
-  // The team's 50 points and topoplan's 405.
-  REQUIRE(s.results.size() == 455);
-  // The bounds: 10 %, 25 % and 2x on the points the model was
-  // fitted on, and 1.5 times those (15 %, 37.5 %, 3x) on the points it is
-  // only checked against. All points together hold the fitted median and
-  // p90; their worst is a check's (a387 since 2026-12-07, x2.10: the tree's
-  // latency across two MNNVL racks, twice NCCL's own estimate).
-  check_bounds("all", s.all, 1.0, 1.5);
-  check_bounds("fit", s.fit, 1.0, 1.0);
-  check_bounds("check", s.check, 1.5, 1.5);
+  // The team's 50 points and topoplan's 420.
+  REQUIRE(s.results.size() == 470);
+  check_bounds("all", s.all, 1.0);
+  check_bounds("fit", s.fit, 1.0);
+  // Points the model was never adjusted to: within 1.5 times the bounds.
+  check_bounds("check", s.check, 1.5);
   // Measured 2026-12-02 with pplx-kernels' combine and DeepEP's kernels
   // added (a26-a53): all 3.8 %, 22.9 %, x1.59; fit 2.5 %, 8.7 %, x1.20;
   // check 6.4 %, 27.4 %, x1.59 (bench/topoplan_calibration). The all p90
@@ -283,9 +279,19 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // to three racks (within 15 %; GB300 across two racks an outlier), and
   // an MI350X node at 1 and 8 GiB (a404-a405, +4/+9 %): all 4.5 %, 19.4 %,
   // x2.10; check 4.9 %, 20.6 %.
-  check_reached("all", s.all, {0.046, 0.196, 2.15});
-  check_reached("fit", s.fit, {0.02, 0.06, 1.15});
-  check_reached("check", s.check, {0.050, 0.207, 2.15});
+  // Then Google Cloud's A4X all-gathers on 2 and 8 GB200 trays (a406-a415)
+  // and a step between GPUs of a multi-host NVLink domain a microsecond
+  // above NCCL's row (nccl::kMultiHostNvlinkStepUs, fitted on a387 and
+  // a406): the OCI racks' 1 KiB to 256 MiB from -52..+44 % to -11..+14 %,
+  // the A4X 1 KiB points -16 and -1 %; their large all-gathers stay 45-55 %
+  // above the measured: all 4.6 %, 19.3 %, x1.79; fit 1.9 %, 6.4 %, x1.19
+  // (a406); check 4.9 %, 20.3 %, x1.79. With the same site's GB300 pair
+  // over its gIB RoCE (a416-a420: 4 KiB and 64 KiB 37-42 % slower than the
+  // model, 1 and 16 MiB +66 and +89 %, 16 GiB +6 %, as Google's A4 pair,
+  // a110-a111): all 4.6 %, 20.0 %, x1.89 (a419); check 5.0 %, 20.8 %.
+  check_reached("all", s.all, {0.047, 0.201, 1.95});
+  check_reached("fit", s.fit, {0.02, 0.065, 1.20});
+  check_reached("check", s.check, {0.051, 0.209, 1.95});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

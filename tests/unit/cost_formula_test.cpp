@@ -114,6 +114,34 @@ TEST_CASE("NVLS fills two loops in one host's NVSwitch domain, four where the do
   CHECK(slice.time_us - box.time_us == Approx(2 * us(loop * 9 / 8, nvls)).epsilon(1e-9));
 }
 
+TEST_CASE("a step between GPUs of an NVLink domain that spans hosts costs a microsecond more than NCCL's row") {
+  // The same 8 Blackwell GPUs on one NVLink 5 domain: a DGX B200's one host
+  // and two trays of a GB200 rack. A 1 KiB all-gather runs ring/LL on both,
+  // NCCL's 6.6 us base and 7 steps of 0.6 us; the trays' 7 steps take
+  // kMultiHostNvlinkStepUs more each. NCCL's choice does not see it: the
+  // four GPUs of one tray (one host) keep NCCL's row.
+  Topology dgx = preset("dgx-b200:nodes=1");
+  Topology rack = preset("gb200-nvl72");
+  CostModel box_model(dgx);
+  CostModel rack_model(rack);
+  const CollectiveCost box = box_model.collective({first(dgx, 8), Collective::allgather, 1024});
+  const CollectiveCost trays = rack_model.collective({first(rack, 8), Collective::allgather, 1024});
+  const CollectiveCost tray = rack_model.collective({first(rack, 4), Collective::allgather, 1024});
+  REQUIRE(box.algorithm == Algorithm::ring);
+  REQUIRE(trays.algorithm == Algorithm::ring);
+  REQUIRE(box.protocol == Protocol::ll);
+  REQUIRE(trays.protocol == Protocol::ll);
+  CHECK(box.latency_us == Approx(6.6 + 7 * 0.6));
+  CHECK(trays.latency_us == Approx(6.6 + 7 * (0.6 + nccl::kMultiHostNvlinkStepUs)));
+  CHECK(tray.latency_us == Approx(6.6 + 3 * 0.6));
+  // A tree's chain through the trays pays it on every hop up and down.
+  const CollectiveCost chain = rack_model.collective(
+      {first(rack, 8), Collective::allreduce, 1024, Algorithm::tree, kAllAlgorithms, protocol_bit(Protocol::ll)});
+  const CollectiveCost box_chain = box_model.collective(
+      {first(dgx, 8), Collective::allreduce, 1024, Algorithm::tree, kAllAlgorithms, protocol_bit(Protocol::ll)});
+  CHECK(chain.latency_us - box_chain.latency_us == Approx(2 * 7 * nccl::kMultiHostNvlinkStepUs));
+}
+
 TEST_CASE("NVLS in one Blackwell domain before NCCL 2.27.3: 32 channels fill longer loops at the domain's ceiling") {
   Topology t = preset("gb200-nvl72");
   const std::uint64_t s = std::uint64_t{16} << 30;

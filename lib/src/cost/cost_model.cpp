@@ -864,8 +864,16 @@ class Pricer {
     auto base = [&](std::size_t algo) {
       return amd() && algo <= ring ? rccl::kBaseLatency[algo][proto] : nccl::kBaseLatency[algo][proto];
     };
+    // A step between GPUs of a multi-node NVLink domain takes longer than
+    // NCCL's row says (nccl::kMultiHostNvlinkStepUs); NCCL's estimate does
+    // not know it.
+    const double mnnvl_step = !tuner && l_.group_spans_hosts && intra_hw == static_cast<std::size_t>(nccl::kNvlink)
+                                  ? nccl::kMultiHostNvlinkStepUs
+                                  : 0.0;
     auto hw = [&](std::size_t row, std::size_t algo) {
-      return amd() && algo <= ring ? rccl::kHwLatency[row][algo][proto] : nccl::kHwLatency[row][algo][proto];
+      const double step =
+          amd() && algo <= ring ? rccl::kHwLatency[row][algo][proto] : nccl::kHwLatency[row][algo][proto];
+      return row == intra_hw ? step + mnnvl_step : step;
     };
     switch (a) {
       case Algorithm::ring: {

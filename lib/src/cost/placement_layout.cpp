@@ -164,6 +164,7 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
     g.pcie_sum += a.pcie_bw;
     if (a.nic_bw > 0) ++g.nic_ranks;
     if (a.socket != kNone && g.socket != kNone && a.socket != g.socket) g.multi_socket = true;
+    if (a.node != g.node) g.multi_host = true;
     if (s.node_stamp[a.node] != group_stamp) {
       s.node_stamp[a.node] = group_stamp;
       ++node_count;
@@ -186,6 +187,7 @@ const Layout& analyse(CostModel::Scratch& s, const FabricProfile& fabric, std::s
     l.min_group = std::min(l.min_group, g.size);
     l.island_capacity = std::max(l.island_capacity, g.island != kNone ? fabric.islands().size[g.island] : g.size);
     l.island_spans_hosts = l.island_spans_hosts || (g.island != kNone && fabric.island_spans_hosts(g.island));
+    l.group_spans_hosts = l.group_spans_hosts || (g.island != kNone && g.multi_host);
   }
   // Several groups inside one node talk over PCIe, not the network.
   const bool via_pcie = l.groups > 1 && l.single_node;
@@ -469,16 +471,17 @@ bool same_figures(const Layout& a, const Layout& b) {
         a.generation == b.generation && a.arch == b.arch && a.lpu == b.lpu && a.all_scale_up == b.all_scale_up &&
         a.all_switched == b.all_switched && a.ll128 == b.ll128 && a.amd_host == b.amd_host &&
         a.arm_host == b.arm_host && a.in_network_reduction == b.in_network_reduction && a.nic_path == b.nic_path &&
-        a.island_spans_hosts == b.island_spans_hosts && a.max_group == b.max_group && a.min_group == b.min_group &&
-        a.island_capacity == b.island_capacity && a.local_bw == b.local_bw && a.local_pcie == b.local_pcie &&
-        a.switch_bw == b.switch_bw && a.nic_bw == b.nic_bw && a.socket_bw == b.socket_bw &&
-        a.island_bw == b.island_bw && a.island_level == b.island_level && a.nics_min == b.nics_min &&
-        a.nic_mean_min == b.nic_mean_min && a.a2a_local_factor == b.a2a_local_factor &&
-        a.a2a_local_bw == b.a2a_local_bw && a.a2a_fwd_factor == b.a2a_fwd_factor && a.a2a_fwd_bw == b.a2a_fwd_bw &&
-        a.a2a_nic_factor == b.a2a_nic_factor && a.a2a_nic_bw == b.a2a_nic_bw &&
-        a.a2a_island_factor == b.a2a_island_factor && a.a2a_island_bw == b.a2a_island_bw && a.pair_bw == b.pair_bw &&
-        a.pair_tier == b.pair_tier && a.level_count == b.level_count && a.route_latency == b.route_latency &&
-        a.lpu_step_us == b.lpu_step_us && a.lpu_chain_us == b.lpu_chain_us))
+        a.island_spans_hosts == b.island_spans_hosts && a.group_spans_hosts == b.group_spans_hosts &&
+        a.max_group == b.max_group && a.min_group == b.min_group && a.island_capacity == b.island_capacity &&
+        a.local_bw == b.local_bw && a.local_pcie == b.local_pcie && a.switch_bw == b.switch_bw &&
+        a.nic_bw == b.nic_bw && a.socket_bw == b.socket_bw && a.island_bw == b.island_bw &&
+        a.island_level == b.island_level && a.nics_min == b.nics_min && a.nic_mean_min == b.nic_mean_min &&
+        a.a2a_local_factor == b.a2a_local_factor && a.a2a_local_bw == b.a2a_local_bw &&
+        a.a2a_fwd_factor == b.a2a_fwd_factor && a.a2a_fwd_bw == b.a2a_fwd_bw && a.a2a_nic_factor == b.a2a_nic_factor &&
+        a.a2a_nic_bw == b.a2a_nic_bw && a.a2a_island_factor == b.a2a_island_factor &&
+        a.a2a_island_bw == b.a2a_island_bw && a.pair_bw == b.pair_bw && a.pair_tier == b.pair_tier &&
+        a.level_count == b.level_count && a.route_latency == b.route_latency && a.lpu_step_us == b.lpu_step_us &&
+        a.lpu_chain_us == b.lpu_chain_us))
     return false;
   if (!(placed_alike(a.local_where, b.local_where) && placed_alike(a.switch_where, b.switch_where) &&
         placed_alike(a.nic_where, b.nic_where) && placed_alike(a.socket_where, b.socket_where) &&

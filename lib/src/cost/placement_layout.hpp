@@ -50,6 +50,7 @@ struct Layout {
   std::uint32_t nodes = 0;      // hosts
   bool single_node = false;
   bool island_spans_hosts = false;  // some rank's island holds several hosts (multi-node NVLink)
+  bool group_spans_hosts = false;   // some group's ranks sit on several hosts: NCCL's hops cross them
   Generation generation = Generation::ampere;
   int arch = 2;                 // row of NCCL's [arch] tables
   bool lpu = false;
@@ -135,6 +136,7 @@ struct CostModel::Scratch {
     DomainId name = kNone;      // the domain that names it
     bool switched = false;
     bool multi_socket = false;
+    bool multi_host = false;  // its ranks sit on several hosts (a multi-node NVLink domain)
     DeviceId socket = kNone;
     double nic_sum = 0;
     double pcie_sum = 0;

@@ -176,6 +176,21 @@ inline constexpr double kNvlsFillLoops = 2.0;
 /// curves cannot tell. See topoplan-cost(7), "NVLS".
 inline constexpr double kNvlsFillLoopsMultiHost = 4.0;
 
+/// What a ring's or tree's step between GPUs of a multi-node NVLink domain
+/// takes beyond NCCL's NVLink constant (its hwLat row, 0.6 us for LL), in us,
+/// when the ranks of that domain sit on several hosts (MNNVL). Not an NCCL
+/// constant: NCCL's own estimate prices those steps as one host's, and the
+/// published small messages across GB200 trays take about twice it: 21 us
+/// for an all-gather of 1 KiB on 8 GPUs of 2 trays, 57 on 32 of 8 (Google
+/// Cloud's A4X pages), 197 for an all-reduce on 128 GPUs of two racks' trays
+/// (OCI; a tree along two 63-GPU chains). One microsecond a step, the
+/// least-error value on those three 1 KiB points (fit a387, a406, a411),
+/// puts them at -16, -1 and +12 % (from -49, -55 and -52 %); their other
+/// sizes are checks. Whether it is the trays' cables, the fabric-imported
+/// buffers or NCCL's ordering of the ring through the trays that costs it,
+/// the runs cannot tell. See topoplan-cost(7), "Latency".
+inline constexpr double kMultiHostNvlinkStepUs = 1.0;
+
 /// treeCorrectionFactor [proto][log2(bytes / 64)], 64 B .. 256 MB (hardware.md 1.1).
 inline constexpr std::array<std::array<double, 24>, 3> kTreeCorrection = {{
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
