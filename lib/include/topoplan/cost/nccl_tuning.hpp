@@ -184,11 +184,11 @@ inline constexpr double kNvlsFillLoopsMultiHost = 4.0;
 /// for an all-gather of 1 KiB on 8 GPUs of 2 trays, 57 on 32 of 8 (Google
 /// Cloud's A4X pages), 197 for an all-reduce on 128 GPUs of two racks' trays
 /// (OCI; a tree along two 63-GPU chains). One microsecond a step, the
-/// least-error value on those three 1 KiB points (fit a387, a406, a411),
-/// puts them at -16, -1 and +12 % (from -49, -55 and -52 %); their other
-/// sizes are checks. Whether it is the trays' cables, the fabric-imported
-/// buffers or NCCL's ordering of the ring through the trays that costs it,
-/// the runs cannot tell. See topoplan-cost(7), "Latency".
+/// least-error value on the first and the last (fit a406 and a387), puts
+/// the three at -16, -1 (a411, a check) and +12 % (from -49, -55 and -52 %);
+/// their other sizes are checks. Whether it is the trays' cables, the
+/// fabric-imported buffers or NCCL's ordering of the ring through the trays
+/// that costs it, the runs cannot tell. See topoplan-cost(7), "Time".
 inline constexpr double kMultiHostNvlinkStepUs = 1.0;
 
 /// treeCorrectionFactor [proto][log2(bytes / 64)], 64 B .. 256 MB (hardware.md 1.1).
