@@ -4,6 +4,7 @@
 // ...) instead of asking the model for them.
 #include "topoplan/cost/cost_model.hpp"
 #include "topoplan/cost/nccl_tuning.hpp"
+#include "topoplan/model/nccl_environment.hpp"
 
 #include <algorithm>
 
@@ -591,6 +592,38 @@ TEST_CASE("a ring across Hopper nodes moves at its channels' pace where they are
   // Inside one box the channels never leave it.
   CollectiveCost one = model.collective({first(t, 8), Collective::allreduce, s, Algorithm::ring});
   CHECK(one.network_channels == 0);
+}
+
+TEST_CASE("NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS bound the channels a ring runs on, not its graph's") {
+  // The 16 channels of the test above, copied up to 32 or cut to 8 as
+  // NCCL does after the doubling (connect.cc): 32 move 32 x 20.5 GB/s, more
+  // than the boxes' 8 NICs take, so the NICs bind again; 8 move half of 16.
+  // NCCL's tuner still multiplies its per-channel figures by the graph's 8.
+  const Topology t = parse(kBoxes, {{"nodes", "4"}});
+  const std::uint64_t s = std::uint64_t{8} << 30;
+  const auto ring = [&](const Topology& topology) {
+    CostModel model(topology);
+    return model.collective({first(topology, 32), Collective::allreduce, s, Algorithm::ring, kAllAlgorithms,
+                             protocol_bit(Protocol::simple)});
+  };
+  const CollectiveCost plain = ring(t);
+  const CollectiveCost many = ring(with_nccl_setting(t, {"NCCL_MIN_NCHANNELS", "32", {}}));
+  const CollectiveCost few = ring(with_nccl_setting(t, {"NCCL_MAX_NCHANNELS", "8", {}}));
+  const double bytes = 2.0 * 31 / 32 * static_cast<double>(s);
+  CHECK(plain.network_channels == 16);
+  CHECK(few.network_channels == 8);
+  CHECK(few.network_channels_us == Approx(us(bytes, 8 * nccl::kHopperNetChannelBw)).epsilon(1e-12));
+  CHECK(few.time_us == Approx(few.latency_us + few.network_channels_us).epsilon(1e-9));
+  // With 32 the links' ramped transfer is the longer: the channels no longer
+  // bind (the cost names channels only where they do).
+  CHECK(many.network_channels == 0);
+  CHECK(many.time_us < plain.time_us);
+  CHECK(many.time_us > many.latency_us + us(bytes, 32 * nccl::kHopperNetChannelBw));
+  CHECK(many.busbw_gbps < 8 * kNic);
+  // A maximum below the minimum: NCCL cuts to the maximum, then copies up to the minimum.
+  CHECK(nccl::comm_channels(8, 24, 4) == 24);
+  CHECK(nccl::comm_channels(8, 0, 0) == 16);
+  CHECK(nccl::comm_channels(40, 0, 0) == nccl::kMaxChannels);
 }
 
 TEST_CASE("a Simple ring across nodes: NCCL's steps, and its 1.4 only in NCCL's estimate") {

@@ -82,6 +82,23 @@ TEST_CASE("NCCL_BUFFSIZE sets the Simple buffer in bytes as NCCL reads it") {
   CHECK(env.protocols == NcclEnvironment{}.protocols);
 }
 
+TEST_CASE("NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS take a channel count up to MAXCHANNELS") {
+  NcclEnvironment env;
+  CHECK(!env.min_channels);
+  CHECK(apply(env, "NCCL_MIN_NCHANNELS", "32").empty());
+  CHECK(apply(env, "NCCL_MAX_NCHANNELS", "64").empty());
+  CHECK(env.min_channels == 32);
+  CHECK(env.max_channels == 64);
+  CHECK(env.describe() == "NCCL_MIN_NCHANNELS=32 NCCL_MAX_NCHANNELS=64");
+  CHECK(apply(env, "NCCL_MIN_NCHANNELS", "4").empty());  // the later replaces the earlier
+  CHECK(env.min_channels == 4);
+  for (const char* bad : {"0", "65", "-1", "16.5", "", "x"}) {
+    CAPTURE(bad);
+    CHECK(contains(apply(env, "NCCL_MAX_NCHANNELS", bad), "from 1 to 64"));
+  }
+  CHECK(env.max_channels == 64);
+}
+
 TEST_CASE("NCCL_NVLS_ENABLE=0 rules out NVLS and NVLSTree whatever NCCL_ALGO says") {
   NcclEnvironment env;
   CHECK(apply(env, "NCCL_NVLS_ENABLE", "0").empty());

@@ -36,6 +36,8 @@ struct PriceSettings {
   const nccl::TunerTables* tables = &nccl::newest_tuner_tables();
   double simple_buffer = nccl::kDefaultSimpleBuffer;
   double net_latency = 0;  // what the network plugin reports to NCCL (NcclEnvironment::net_latency_us)
+  int min_channels = 0;    // NCCL_MIN_NCHANNELS (0: none)
+  int max_channels = 0;    // NCCL_MAX_NCHANNELS (0: none)
 };
 
 // Microseconds to move `bytes` at `gbps` (1 GB/s = 1e3 bytes per microsecond).
@@ -110,6 +112,7 @@ class Pricer {
         tt_(*ps.tables),
         simple_buffer_(ps.simple_buffer),
         net_latency_(ps.net_latency),
+        comm_channels_(nccl::comm_channels(graphs.ring.channels, ps.min_channels, ps.max_channels)),
         ring_(graphs.ring),
         ring_share_(graphs.ring_share),
         tree_intra_(graphs.tree_intra),
@@ -523,7 +526,7 @@ class Pricer {
   // The channels whose pace network_channels_us prices (0: none).
   int network_channels(Algorithm a, Protocol p, bool inside) const {
     if (inside || l_.groups < 2 || p != Protocol::simple || l_.generation != Generation::hopper) return 0;
-    if (a == Algorithm::ring) return nccl::comm_channels(ring_.channels);
+    if (a == Algorithm::ring) return comm_channels_;
     if (a == Algorithm::nvlstree) return nvls_channels_;
     return 0;
   }
@@ -540,8 +543,7 @@ class Pricer {
         l_.arch > 3)
       return kInf;
     const int nvlinks = static_cast<int>(std::lround(l_.local_bw / nccl::kNvlinkBw[static_cast<std::size_t>(l_.arch)]));
-    const nccl::P2pChannels ch =
-        nccl::p2p_channels(nccl::comm_channels(ring_.channels), nvlinks, static_cast<int>(l_.n));
+    const nccl::P2pChannels ch = nccl::p2p_channels(comm_channels_, nvlinks, static_cast<int>(l_.n));
     // LL's lines carry 8 bytes of data in 16.
     const double line = p == Protocol::ll ? nccl::kRingLLFactor : 1.0;
     return nccl::p2p_send_channels(s, ch) * nccl::kNvlsChannelBw * line;
@@ -716,8 +718,7 @@ class Pricer {
     // Every channel the collective runs on has a chunk in flight; a small
     // collective runs on fewer channels, each with a larger share.
     const int threads = amd() ? nccl::kRcclSimpleMaxThreads : nccl::kSimpleMaxThreads;
-    const double channels = nccl::collective_channels(nccl::comm_channels(ring_.channels), s, threads,
-                                                      nccl::kSimpleThreadThreshold);
+    const double channels = nccl::collective_channels(comm_channels_, s, threads, nccl::kSimpleThreadThreshold);
     double step = nccl::tree_chunk(tuner_proto(p), simple_buffer_);
     if (tt_.tree_chunk_by_depth || amd()) {
       const double depth = nccl::nccl_tree_depth(l_.n / std::max(l_.groups, 1U), groups);
@@ -1001,6 +1002,7 @@ class Pricer {
   const nccl::TunerTables& tt_;
   double simple_buffer_;
   double net_latency_;
+  int comm_channels_;  // the communicator's channels: the ring graph's doubled, within NCCL_MIN/MAX_NCHANNELS
   nccl::GraphEstimate ring_;
   double ring_share_;
   double tree_intra_;
@@ -1302,6 +1304,8 @@ CostModel::CostModel(const Topology& topology, const CostModelOptions& options)
   const auto& buffer = topology.nccl_environment().simple_buffer_bytes;
   simple_buffer_ = buffer ? static_cast<double>(*buffer) : nccl::kDefaultSimpleBuffer;
   net_latency_ = topology.nccl_environment().net_latency_us.value_or(0.0);
+  min_channels_ = topology.nccl_environment().min_channels.value_or(0);
+  max_channels_ = topology.nccl_environment().max_channels.value_or(0);
   // NCCL_ALGO's names kNcclAlgorithmNames[0..3] are the model's ring, tree,
   // nvls and nvlstree; the model has no CollNet or PAT to rule out, and its
   // hierarchical and p2p paths are not NCCL_ALGO algorithms.
@@ -1344,7 +1348,7 @@ CollectiveCost CostModel::collective(const CollectiveQuery& request) const {
   if (query.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   CollectiveCost out;
-  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_, net_latency_};
+  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_, net_latency_, min_channels_, max_channels_};
   const double one = one_island_us(*scratch_, layout, query, ps);
   price_layout(layout, graphs_of(*scratch_, layout), query, ps, out, true, one);
   return out;
@@ -1357,7 +1361,7 @@ std::vector<CollectiveCost> CostModel::sweep(const CollectiveQuery& query, std::
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   std::vector<CollectiveCost> out;
   CollectiveQuery q = in_environment(query);
-  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_, net_latency_};
+  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_, net_latency_, min_channels_, max_channels_};
   for (std::uint64_t size = from; size <= to; size *= 2) {
     q.bytes = size;
     const double one = one_island_us(*scratch_, layout, q, ps);
@@ -1377,7 +1381,7 @@ void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
                                  bool candidates) const {
   Scratch& s = *scratch_;
   CollectiveCost cost;
-  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_, net_latency_};
+  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_, net_latency_, min_channels_, max_channels_};
   // Pass 1: every query's flows out of every domain. Queries that leave no
   // domain share nothing and are priced at once.
   s.begin_totals();

@@ -251,6 +251,12 @@ double tree_traffic(std::uint32_t nodes) {
 
 int comm_channels(int graph_channels) { return std::min(2 * std::max(graph_channels, 1), kMaxChannels); }
 
+int comm_channels(int graph_channels, int min_channels, int max_channels) {
+  int channels = comm_channels(graph_channels);
+  if (max_channels > 0) channels = std::min(channels, max_channels);
+  return std::min(std::max(channels, min_channels), kMaxChannels);
+}
+
 P2pChannels p2p_channels(int comm_channels, int nvlinks, int ranks) {
   const int p2p = static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::clamp(comm_channels, 1, kMaxChannels))));
   P2pChannels out;

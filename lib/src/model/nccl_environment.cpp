@@ -44,6 +44,20 @@ std::optional<std::uint64_t> parse_buffer_size(std::string_view text, std::strin
   return bytes;
 }
 
+// NCCL_MIN_NCHANNELS' or NCCL_MAX_NCHANNELS' value: channels, or the reason
+// it is not a channel count. NCCL reads an int and holds it to MAXCHANNELS
+// (64; connect.cc ncclMinNchannels, ncclMaxNchannels); a count beyond that
+// is refused here rather than quietly lowered.
+std::optional<int> parse_channels(std::string_view name, std::string_view text, std::string& problem) {
+  int channels = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), channels);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || channels < 1 || channels > 64) {
+    problem = fmt::format("{} '{}' must be a whole number of channels from 1 to 64 (NCCL's MAXCHANNELS)", name, text);
+    return std::nullopt;
+  }
+  return channels;
+}
+
 // `net_latency`'s value: microseconds, or the reason it is not a latency.
 std::optional<double> parse_net_latency(std::string_view text, std::string& problem) {
   double us = 0;
@@ -88,6 +102,8 @@ std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
     if (!parse_nccl_version(setting.value, problem)) return problem;
   } else if (setting.name == kNcclNetLatencyKey) {
     if (!parse_net_latency(setting.value, problem)) return problem;
+  } else if (setting.name == "NCCL_MIN_NCHANNELS" || setting.name == "NCCL_MAX_NCHANNELS") {
+    if (!parse_channels(setting.name, setting.value, problem)) return problem;
   } else {
     return fmt::format(
         "'{}' is not a variable the cost model follows; it follows {}, '{}' (the NCCL release) and '{}' (the "
@@ -108,6 +124,8 @@ std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
     if (s.name == kNcclVersionKey) next.version = parse_nccl_version(s.value, problem);
     if (s.name == "NCCL_BUFFSIZE") next.simple_buffer_bytes = parse_buffer_size(s.value, problem);
     if (s.name == kNcclNetLatencyKey) next.net_latency_us = parse_net_latency(s.value, problem);
+    if (s.name == "NCCL_MIN_NCHANNELS") next.min_channels = parse_channels(s.name, s.value, problem);
+    if (s.name == "NCCL_MAX_NCHANNELS") next.max_channels = parse_channels(s.name, s.value, problem);
   }
   constexpr std::uint8_t kNvlsBits = 0x0c;  // nvls, nvlstree
   for (const NcclSetting& s : next.settings)

@@ -191,6 +191,8 @@ class CostModel {
   const nccl::TunerTables* tables_ = nullptr;
   double simple_buffer_ = 0;  // NCCL_BUFFSIZE, else nccl::kDefaultSimpleBuffer (set by the constructor)
   double net_latency_ = 0;    // the network plugin's reported latency (NcclEnvironment::net_latency_us)
+  int min_channels_ = 0;      // NCCL_MIN_NCHANNELS, 0 for none
+  int max_channels_ = 0;      // NCCL_MAX_NCHANNELS, 0 for none
   AlgorithmSet env_algorithms_ = kAllAlgorithms;
   ProtocolSet env_protocols_ = kAllProtocols;
   std::unique_ptr<Scratch> scratch_;

@@ -293,6 +293,11 @@ int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t pp
 /// multiplies its per-channel bandwidth by; this one is how many chunks are
 /// in flight.
 int comm_channels(int graph_channels);
+/// The same within NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS (0: none), as
+/// connect.cc ncclTopoPostset applies them after the doubling: at most the
+/// maximum, then its channels copied up to the minimum, never beyond
+/// MAXCHANNELS.
+int comm_channels(int graph_channels, int min_channels, int max_channels);
 
 /// Threads a Simple tree channel starts with (tuning.cc maxThreads[TREE]
 /// [SIMPLE] = NCCL_SIMPLE_MAX_NTHREADS, src/include/device.h: NCCL 512; RCCL

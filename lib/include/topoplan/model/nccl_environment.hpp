@@ -57,6 +57,13 @@ struct NcclEnvironment {
   /// figure (75 us on p4d and p5, src/platform-aws). Empty: 0. It steers
   /// NCCL's choice only; the links' latencies time the steps.
   std::optional<double> net_latency_us;
+  /// NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS: the bounds NCCL puts on a
+  /// communicator's channels once its graphs are doubled (connect.cc
+  /// ncclTopoPostset: at most the maximum, then copied up to the minimum);
+  /// empty for none. Rings and trees run on those channels; NVLS keeps its
+  /// own (NCCL_NVLS_NCHANNELS, not followed).
+  std::optional<int> min_channels;
+  std::optional<int> max_channels;
 
   bool empty() const { return settings.empty(); }
   bool allows_algorithm(std::size_t index) const { return (algorithms >> index) & 1u; }
@@ -66,8 +73,8 @@ struct NcclEnvironment {
 };
 
 /// The variables an NcclEnvironment understands.
-inline constexpr std::array<std::string_view, 4> kNcclVariables = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE",
-                                                                   "NCCL_BUFFSIZE"};
+inline constexpr std::array<std::string_view, 6> kNcclVariables = {
+    "NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE", "NCCL_BUFFSIZE", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS"};
 /// The key that names the NCCL release instead of a variable.
 inline constexpr std::string_view kNcclVersionKey = "version";
 /// The key that gives the latency the network plugin reports to NCCL.
@@ -78,7 +85,9 @@ inline constexpr std::string_view kNcclNetLatencyKey = "net_latency";
 /// case), NCCL_NVLS_ENABLE takes 0 or 1 (0 removes nvls and nvlstree),
 /// NCCL_BUFFSIZE a whole number of bytes from 1 to 2^31 - 1 (NCCL keeps it
 /// in an int), in decimal or 0x hexadecimal as NCCL reads it (strtoll base
-/// 0; a leading 0, octal to NCCL, is refused), `version` an NCCL release
+/// 0; a leading 0, octal to NCCL, is refused), NCCL_MIN_NCHANNELS and
+/// NCCL_MAX_NCHANNELS a whole number of channels from 1 to 64 (NCCL's
+/// MAXCHANNELS), `version` an NCCL release
 /// (parse_nccl_version), `net_latency` microseconds from 0 to 10000 (a
 /// plain decimal number). A
 /// later setting of the same variable replaces the earlier one's effect.
