@@ -1,6 +1,7 @@
 // The cost model against the published measurements of bench/data: the same
 // comparison bench/calibration_report.cpp prints, with issue 10's bounds.
 #include "topoplan/cost/calibration.hpp"
+#include "topoplan/cost/serial_launch.hpp"
 
 #include <fstream>
 #include <limits>
@@ -15,6 +16,8 @@ using namespace topoplan;
 namespace {
 
 const std::string kData = std::string(TOPOPLAN_SOURCE_DIR) + "/bench/data";
+const std::string kSetupsHeader =
+    "id,topology,ranks,algorithm,size_bytes,compare,group,role,nccl,gpus_per_thread,note\n";
 
 std::optional<std::string> read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -289,22 +292,24 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // over its gIB RoCE (a416-a420: the model's 4 KiB and 64 KiB 37-42 %
   // short of the measured times, 1 and 16 MiB +66 and +89 %, 16 GiB +6 %,
   // as Google's A4 pair, a110-a111): all 4.6 %, 20.0 %, x1.89 (a419); check
-  // 5.0 %, 20.8 %.
+  // 5.0 %, 20.8 %. c43 and the rest of its benchmark (c44-c46, one process
+  // driving 8 MI300X) priced with ROCm's serial launches (serial_launch.hpp):
+  // c43 from x2.79 (an outlier) to +19 %, c44 +13 -> -10 %; 467 points, the
+  // figures unchanged.
   check_reached("all", s.all, {0.047, 0.201, 1.95});
   check_reached("fit", s.fit, {0.02, 0.065, 1.20});
   check_reached("check", s.check, {0.051, 0.209, 1.95});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());
-  // c21, and two MI300X runs whose setup, not the hardware, sets the figure
-  // (c43: one process drives the 8 GPUs, a third as fast at 1 MiB as a
-  // process per GPU, since 2026-12-07 in place of a54, which RCCL's MSCCL
-  // explains; a64: a fixed ~220 us a call). c50 (DeepEP
+  // c21, and an MI300X run whose setup, not the hardware, sets the figure
+  // (a64: a fixed ~220 us a call). c43 (one process driving 8 MI300X) was
+  // one until 2026-12-07, when ROCm's serial launches priced it. c50 (DeepEP
   // on two H200 nodes) was one until 2026-12-06, when the forwarding SMs'
   // rate priced it; c29 (A3 Mega at 16 MiB) until 2026-12-07, when the
   // tree's fill counted NCCL's channels and the platform's buffer.
   // a403: GB300 all-to-all across two racks at a quarter of its NICs.
-  CHECK(s.outliers.count <= 4);
+  CHECK(s.outliers.count <= 3);
   CHECK(s.outliers.worst_ratio < 6.5);
   for (const CalibrationResult& r : s.results) {
     INFO(r.point.id);
@@ -328,30 +333,20 @@ TEST_CASE("calibration statistics: median, nearest-rank p90 and the worst factor
 
 TEST_CASE("calibration files are checked") {
   CHECK_THROWS_AS(parse_calibration_points("id,a\nc1,x\n", "p.csv"), InputError);
-  CHECK_THROWS_AS(parse_calibration_setups("id,topology,ranks,algorithm,size_bytes,compare,group,role,nccl,note\n"
-                                           "c1,dgx-h100,most:8,,,,single-node,fit,,\n",
-                                           "s.csv"),
+  CHECK_THROWS_AS(parse_calibration_setups(kSetupsHeader + "c1,dgx-h100,most:8,,,,single-node,fit,,,\n", "s.csv"),
                   InputError);
-  CHECK_THROWS_WITH(parse_calibration_setups("id,topology,ranks,algorithm,size_bytes,compare,group,role,nccl,note\n"
-                                             "c1,dgx-h100,first:8,,,,nowhere,fit,,\n",
-                                             "s.csv"),
+  CHECK_THROWS_WITH(parse_calibration_setups(kSetupsHeader + "c1,dgx-h100,first:8,,,,nowhere,fit,,,\n", "s.csv"),
                     Catch::Contains("unknown group 'nowhere'"));
-  CHECK_THROWS_WITH(parse_calibration_setups("id,topology,ranks,algorithm,size_bytes,compare,group,role,nccl,note\n"
-                                             "c1,dgx-h100,first:8,,,,amd,tuned,,\n",
-                                             "s.csv"),
+  CHECK_THROWS_WITH(parse_calibration_setups(kSetupsHeader + "c1,dgx-h100,first:8,,,,amd,tuned,,,\n", "s.csv"),
                     Catch::Contains("must be fit, check or outlier"));
-  CHECK_THROWS_WITH(parse_calibration_setups("id,topology,ranks,algorithm,size_bytes,compare,group,role,nccl,note\n"
-                                             "c1,dgx-h100,first:8,,,,amd,outlier,,\n",
-                                             "s.csv"),
+  CHECK_THROWS_WITH(parse_calibration_setups(kSetupsHeader + "c1,dgx-h100,first:8,,,,amd,outlier,,,\n", "s.csv"),
                     Catch::Contains("must say why"));
   CHECK_THROWS_WITH(run_calibration(points(), {}, [](const std::string&) { return std::optional<std::string>(); }),
                     Catch::Contains("has no setup"));
   // The algorithm column is checked where the line is known.
   for (const char* algorithm : {"ringg", "^nvls+nvlstree/^ll256"}) {
     try {
-      parse_calibration_setups(std::string("id,topology,ranks,algorithm,size_bytes,compare,group,role,nccl,note\n") +
-                                   "c1,dgx-h100,first:8," + algorithm + ",,,single-node,fit,,\n",
-                               "s.csv");
+      parse_calibration_setups(kSetupsHeader + "c1,dgx-h100,first:8," + algorithm + ",,,single-node,fit,,,\n", "s.csv");
       FAIL("accepted " << algorithm);
     } catch (const InputError& e) {
       REQUIRE(!e.diagnostics().empty());
@@ -369,10 +364,8 @@ TEST_CASE("a setup's protocols after '/' restrict NCCL's choice as NCCL_PROTO do
       "id,setup,gpus,nodes,collective,algorithm,size_bytes,metric,value,source\n"
       "x1,GB200 20 racks,1440,360,allreduce,auto,4294967296,busbw,346.38,test\n";
   auto run_with = [&](const std::string& algorithm, const std::string& nccl = "") {
-    const std::string setups_csv =
-        "id,topology,ranks,algorithm,size_bytes,compare,group,role,nccl,note\n"
-        "x1,gb200-nvl72:racks=20,first:1440," +
-        algorithm + ",,,multi-rack-nvl72,check," + nccl + ",\n";
+    const std::string setups_csv = kSetupsHeader + "x1,gb200-nvl72:racks=20,first:1440," + algorithm +
+                                   ",,,multi-rack-nvl72,check," + nccl + ",,\n";
     return run_calibration(parse_calibration_points(points_csv, "p.csv"), parse_calibration_setups(setups_csv, "s.csv"),
                            [](const std::string&) { return std::optional<std::string>(); });
   };
@@ -404,4 +397,28 @@ TEST_CASE("a setup's protocols after '/' restrict NCCL's choice as NCCL_PROTO do
   CHECK_THROWS_WITH(run_with("^nvls+nvlstree", "2.27.3 NCCL_BUFFSIZE=0"), Catch::Contains("NCCL_BUFFSIZE '0'"));
   CHECK_THROWS_WITH(run_with("^nvls+nvlstree", "NCCL_PROTO=Simple 2.27.3"), Catch::Contains("the release comes first"));
   CHECK_THROWS_WITH(run_with("^nvls+nvlstree", "2.27.3 NCCL_DEBUG=INFO"), Catch::Contains("not a variable"));
+}
+
+TEST_CASE("a setup's gpus_per_thread prices the serial launches of one thread driving them") {
+  const std::string points_csv =
+      "id,setup,gpus,nodes,collective,algorithm,size_bytes,metric,value,source\n"
+      "x1,8 MI300X,8,1,allreduce,auto,1048576,time_us,80,test\n"
+      "x2,8 H100,8,1,allreduce,auto,1048576,time_us,40,test\n";
+  auto run_with = [&](const std::string& g) {
+    const std::string setups_csv = kSetupsHeader + "x1,mi300x:nodes=1,first:8,,,,amd,check,," + g +
+                                   ",\nx2,dgx-h100:nodes=1,first:8,,,,single-node,check,," + g + ",\n";
+    return run_calibration(parse_calibration_points(points_csv, "p.csv"), parse_calibration_setups(setups_csv, "s.csv"),
+                           [](const std::string&) { return std::optional<std::string>(); });
+  };
+  const CalibrationSummary alone = run_with("");
+  const CalibrationSummary eight = run_with("8");
+  REQUIRE(alone.results.size() == 2);
+  REQUIRE(eight.results.size() == 2);
+  CHECK(alone.results[0].setup.gpus_per_thread == 1);
+  CHECK(eight.results[0].setup.gpus_per_thread == 8);
+  // ROCm: seven launches more; CUDA: the same time.
+  CHECK(eight.results[0].model - alone.results[0].model == Approx(7 * kRocmLaunchUs));
+  CHECK(eight.results[1].model == Approx(alone.results[1].model));
+  CHECK_THROWS_WITH(run_with("0"), Catch::Contains("gpus_per_thread 0 must be 1 to 64"));
+  CHECK_THROWS_WITH(run_with("eight"), Catch::Contains("gpus_per_thread"));
 }

@@ -15,6 +15,7 @@
 #include <fmt/ostream.h>
 
 #include "topoplan/cost/ep_kernel.hpp"
+#include "topoplan/cost/serial_launch.hpp"
 #include "topoplan/model/nccl_environment.hpp"
 #include "topoplan/support/error.hpp"
 
@@ -227,7 +228,7 @@ std::vector<CalibrationPoint> parse_calibration_points(std::string_view text, co
 
 std::vector<CalibrationSetup> parse_calibration_setups(std::string_view text, const std::string& file) {
   std::vector<CalibrationSetup> out;
-  for (const Line& l : csv_lines(text, 10, true, file)) {
+  for (const Line& l : csv_lines(text, 11, true, file)) {
     CalibrationSetup s;
     s.id = l.fields[0];
     s.topology = l.fields[1];
@@ -258,9 +259,15 @@ std::vector<CalibrationSetup> parse_calibration_setups(std::string_view text, co
     if (s.role != "fit" && s.role != "check" && s.role != "outlier")
       throw InputError({file, l.number, 1}, fmt::format("role '{}' must be fit, check or outlier", s.role));
     parse_nccl_column(l.fields[8], s, {file, l.number, 1});
-    if (s.role == "outlier" && l.fields[9].empty())
+    if (!l.fields[9].empty()) {
+      s.gpus_per_thread = number<std::uint32_t>(l.fields[9], file, l.number, "gpus_per_thread");
+      if (s.gpus_per_thread < 1 || s.gpus_per_thread > 64)
+        throw InputError({file, l.number, 1},
+                         fmt::format("gpus_per_thread {} must be 1 to 64 (nccl-tests' -g)", s.gpus_per_thread));
+    }
+    if (s.role == "outlier" && l.fields[10].empty())
       throw InputError({file, l.number, 1}, "an outlier's note must say why the model cannot reproduce it");
-    s.note = l.fields[9];
+    s.note = l.fields[10];
     out.push_back(std::move(s));
   }
   return out;
@@ -315,6 +322,11 @@ CalibrationSummary run_calibration(const std::vector<CalibrationPoint>& points,
     if (!apply_nccl_choice(algorithm, q, problem))
       throw InputError({}, fmt::format("calibration point {}: {}", p.id, problem));
     r.cost = loaded.model->collective(q);
+    if (setup->gpus_per_thread > 1 && !ranks.empty()) {
+      const Topology& t = *loaded.topology;
+      const Generation g = loaded.model->fabric().accelerator(t.accelerator_index(ranks.front())).generation;
+      r.cost = with_added_time(r.cost, serial_launch_us(g, setup->gpus_per_thread));
+    }
     r.model = compared_value(r);
     r.error = (r.model - p.value) / p.value;
     summary.results.push_back(std::move(r));
@@ -382,6 +394,7 @@ void write_calibration_report(std::ostream& out, const CalibrationSummary& summa
       std::vector<std::string> nccl;
       if (r.setup.nccl_version) nccl.push_back("NCCL " + r.setup.nccl_version->str());
       for (const NcclSetting& s : r.setup.nccl_settings) nccl.push_back(s.name + "=" + s.value);
+      if (r.setup.gpus_per_thread > 1) nccl.push_back(fmt::format("-g {}", r.setup.gpus_per_thread));
       fmt::print(out, "{:<150} {}{}\n", calibration_row(r), r.setup.topology,
                  nccl.empty() ? "" : fmt::format(" ({})", fmt::join(nccl, " ")));
     } else

@@ -56,6 +56,9 @@ struct CalibrationSetup {
   /// The NCCL variables the run set that the model follows (NCCL_BUFFSIZE,
   /// NCCL_ALGO, ...): the nccl column's `NAME=VALUE` words after the release.
   std::vector<NcclSetting> nccl_settings;
+  /// The GPUs one thread of the run drove (nccl-tests' -g; 1: a process per
+  /// GPU). More cost the serial launches of serial_launch.hpp.
+  std::uint32_t gpus_per_thread = 1;
   std::string note;
 };
 
