@@ -15,8 +15,8 @@ void add_nccl_options(CLI::App& command, NcclOptions& options) {
   command
       .add_option("--nccl", options.settings,
                   "an NCCL variable the job sets, over the topology's nccl: mapping (repeat it): NCCL_ALGO, "
-                  "NCCL_PROTO, NCCL_NVLS_ENABLE, NCCL_BUFFSIZE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS or "
-                  "net_latency, e.g. NCCL_BUFFSIZE=16777216")
+                  "NCCL_PROTO, NCCL_NVLS_ENABLE, NCCL_BUFFSIZE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
+                  "NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_NVLS_NCHANNELS or net_latency, e.g. NCCL_BUFFSIZE=16777216")
       ->option_text("NAME=VALUE")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

@@ -621,9 +621,42 @@ TEST_CASE("NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS bound the channels a ring r
   CHECK(many.time_us > many.latency_us + us(bytes, 32 * nccl::kHopperNetChannelBw));
   CHECK(many.busbw_gbps < 8 * kNic);
   // A maximum below the minimum: NCCL cuts to the maximum, then copies up to the minimum.
-  CHECK(nccl::comm_channels(8, 24, 4) == 24);
-  CHECK(nccl::comm_channels(8, 0, 0) == 16);
-  CHECK(nccl::comm_channels(40, 0, 0) == nccl::kMaxChannels);
+  CHECK(nccl::comm_channels(8, {.min_channels = 24, .max_channels = 4}) == 24);
+  CHECK(nccl::comm_channels(8, {}) == 16);
+  CHECK(nccl::comm_channels(40, {}) == nccl::kMaxChannels);
+  // The CTA bounds cut and fill the same channels; a minCTAs above maxCTAs
+  // is lowered to it (init.cc), and NCCL_MIN_NCHANNELS still copies up.
+  CHECK(nccl::comm_channels(8, {.max_ctas = 4}) == 4);
+  CHECK(nccl::comm_channels(8, {.min_ctas = 32}) == 32);
+  CHECK(nccl::comm_channels(8, {.min_ctas = 32, .max_ctas = 8}) == 8);
+  CHECK(nccl::comm_channels(8, {.min_channels = 24, .max_ctas = 8}) == 24);
+  CHECK(nccl::comm_channels(8, {.max_channels = 12, .max_ctas = 10}) == 10);
+}
+
+TEST_CASE("NVLS runs on NCCL_NVLS_NCHANNELS channels within the CTA bounds, not the NCHANNELS pair's") {
+  CHECK(nccl::bounded_nvls_channels(24, {}) == 24);
+  CHECK(nccl::bounded_nvls_channels(24, {.nvls_channels = 8}) == 8);
+  CHECK(nccl::bounded_nvls_channels(24, {.min_channels = 32, .max_channels = 4}) == 24);
+  CHECK(nccl::bounded_nvls_channels(24, {.max_ctas = 16}) == 16);
+  CHECK(nccl::bounded_nvls_channels(24, {.min_ctas = 12, .nvls_channels = 8}) == 12);
+  // One H100 node's NVLS all-reduce at 8 GiB: NCCL's 16 channels move what
+  // the links allow; 4 of them move 4 channels' worth, and NCCL's tuner,
+  // which counts the graph's heads, still chooses NVLS.
+  const Topology t = preset("dgx-h100:nodes=1");
+  const auto nvls = [&](const Topology& topology) {
+    CostModel model(topology);
+    return model.collective({first(topology, 8), Collective::allreduce, std::uint64_t{8} << 30});
+  };
+  const CollectiveCost plain = nvls(t);
+  const CollectiveCost four = nvls(with_nccl_setting(t, {"NCCL_NVLS_NCHANNELS", "4", {}}));
+  const CollectiveCost capped = nvls(with_nccl_setting(t, {"NCCL_MAX_CTAS", "4", {}}));
+  REQUIRE(plain.algorithm == Algorithm::nvls);
+  REQUIRE(four.algorithm == Algorithm::nvls);
+  CHECK(plain.nvls_channels == 16);
+  CHECK(four.nvls_channels == 4);
+  CHECK(capped.nvls_channels == 4);
+  CHECK(four.busbw_gbps < plain.busbw_gbps / 2);
+  CHECK(capped.time_us == Approx(four.time_us));
 }
 
 TEST_CASE("a Simple ring across nodes: NCCL's steps, and its 1.4 only in NCCL's estimate") {

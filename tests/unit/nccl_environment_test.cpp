@@ -99,6 +99,27 @@ TEST_CASE("NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS take a channel count up to 
   CHECK(env.max_channels == 64);
 }
 
+TEST_CASE("NCCL_MIN_CTAS, NCCL_MAX_CTAS and NCCL_NVLS_NCHANNELS take a channel count up to MAXCHANNELS") {
+  NcclEnvironment env;
+  CHECK(!env.min_ctas);
+  CHECK(!env.max_ctas);
+  CHECK(!env.nvls_channels);
+  CHECK(apply(env, "NCCL_MIN_CTAS", "8").empty());
+  CHECK(apply(env, "NCCL_MAX_CTAS", "16").empty());
+  CHECK(apply(env, "NCCL_NVLS_NCHANNELS", "12").empty());
+  CHECK(env.min_ctas == 8);
+  CHECK(env.max_ctas == 16);
+  CHECK(env.nvls_channels == 12);
+  CHECK(!env.min_channels);  // each is its own variable
+  CHECK(env.describe() == "NCCL_MIN_CTAS=8 NCCL_MAX_CTAS=16 NCCL_NVLS_NCHANNELS=12");
+  for (const char* name : {"NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_NVLS_NCHANNELS"}) {
+    CAPTURE(name);
+    CHECK(contains(apply(env, name, "0"), "from 1 to 64"));
+    CHECK(contains(apply(env, name, "65"), name));
+  }
+  CHECK(env.nvls_channels == 12);
+}
+
 TEST_CASE("NCCL_NVLS_ENABLE=0 rules out NVLS and NVLSTree whatever NCCL_ALGO says") {
   NcclEnvironment env;
   CHECK(apply(env, "NCCL_NVLS_ENABLE", "0").empty());

@@ -12,6 +12,19 @@
 
 namespace topoplan {
 
+// What every price of one model shares: the size-dependent efficiency on
+// or off (CostModelOptions::size_efficiency), the tuner tables of the NCCL
+// release it follows, and from the topology's NCCL environment the Simple
+// protocol's buffer (NCCL_BUFFSIZE), the latency the network plugin reports
+// and the bounds on the channels (CostModel::price_settings).
+struct PriceSettings {
+  bool ramp = true;
+  const nccl::TunerTables* tables = &nccl::newest_tuner_tables();
+  double simple_buffer = nccl::kDefaultSimpleBuffer;
+  double net_latency = 0;  // what the network plugin reports to NCCL (NcclEnvironment::net_latency_us)
+  nccl::ChannelBounds channels;
+};
+
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -27,18 +40,6 @@ int tuner_proto(Protocol p) {
     default: return kSimple;
   }
 }
-
-// What every price of one model shares: the size-dependent efficiency on
-// or off (CostModelOptions::size_efficiency), the tuner tables of the NCCL
-// release it follows and the Simple protocol's buffer (NCCL_BUFFSIZE).
-struct PriceSettings {
-  bool ramp = true;
-  const nccl::TunerTables* tables = &nccl::newest_tuner_tables();
-  double simple_buffer = nccl::kDefaultSimpleBuffer;
-  double net_latency = 0;  // what the network plugin reports to NCCL (NcclEnvironment::net_latency_us)
-  int min_channels = 0;    // NCCL_MIN_NCHANNELS (0: none)
-  int max_channels = 0;    // NCCL_MAX_NCHANNELS (0: none)
-};
 
 // Microseconds to move `bytes` at `gbps` (1 GB/s = 1e3 bytes per microsecond).
 double transfer_us(double bytes, double gbps) {
@@ -112,13 +113,15 @@ class Pricer {
         tt_(*ps.tables),
         simple_buffer_(ps.simple_buffer),
         net_latency_(ps.net_latency),
-        comm_channels_(nccl::comm_channels(graphs.ring.channels, ps.min_channels, ps.max_channels)),
+        comm_channels_(nccl::comm_channels(graphs.ring.channels, ps.channels)),
         ring_(graphs.ring),
         ring_share_(graphs.ring_share),
         tree_intra_(graphs.tree_intra),
         nvls_(graphs.nvls),
-        nvls_channels_(nccl::nvls_channels(layout.arch, layout.groups, layout.nic_mean_min, layout.min_group,
-                                           tt_.nvls_sm100_tuning, tt_.nvls_one_domain_24)) {}
+        nvls_channels_(nccl::bounded_nvls_channels(
+            nccl::nvls_channels(layout.arch, layout.groups, layout.nic_mean_min, layout.min_group,
+                                tt_.nvls_sm100_tuning, tt_.nvls_one_domain_24),
+            ps.channels)) {}
 
   // Whether `algorithm` can run `op` on these ranks; `why` (when given) says
   // why not. Messages are only built on request: auto asks this for every
@@ -1297,15 +1300,22 @@ std::string_view tier_name(Tier tier) {
   return "?";
 }
 
+PriceSettings CostModel::price_settings() const {
+  const NcclEnvironment& env = topology().nccl_environment();
+  PriceSettings ps;
+  ps.ramp = options_.size_efficiency;
+  ps.tables = tables_;
+  if (env.simple_buffer_bytes) ps.simple_buffer = static_cast<double>(*env.simple_buffer_bytes);
+  ps.net_latency = env.net_latency_us.value_or(0.0);
+  ps.channels = {env.min_channels.value_or(0), env.max_channels.value_or(0), env.min_ctas.value_or(0),
+                 env.max_ctas.value_or(0), env.nvls_channels.value_or(0)};
+  return ps;
+}
+
 CostModel::CostModel(const Topology& topology, const CostModelOptions& options)
     : fabric_(topology), options_(options), scratch_(std::make_unique<Scratch>(fabric_)) {
   nccl_version_ = options.nccl_version ? options.nccl_version : topology.nccl_environment().version;
   tables_ = &nccl::tuner_tables(nccl_version_);
-  const auto& buffer = topology.nccl_environment().simple_buffer_bytes;
-  simple_buffer_ = buffer ? static_cast<double>(*buffer) : nccl::kDefaultSimpleBuffer;
-  net_latency_ = topology.nccl_environment().net_latency_us.value_or(0.0);
-  min_channels_ = topology.nccl_environment().min_channels.value_or(0);
-  max_channels_ = topology.nccl_environment().max_channels.value_or(0);
   // NCCL_ALGO's names kNcclAlgorithmNames[0..3] are the model's ring, tree,
   // nvls and nvlstree; the model has no CollNet or PAT to rule out, and its
   // hierarchical and p2p paths are not NCCL_ALGO algorithms.
@@ -1348,7 +1358,7 @@ CollectiveCost CostModel::collective(const CollectiveQuery& request) const {
   if (query.bytes == 0) throw InputError({}, "the size of a collective must be at least one byte");
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   CollectiveCost out;
-  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_, net_latency_, min_channels_, max_channels_};
+  const PriceSettings ps = price_settings();
   const double one = one_island_us(*scratch_, layout, query, ps);
   price_layout(layout, graphs_of(*scratch_, layout), query, ps, out, true, one);
   return out;
@@ -1361,7 +1371,7 @@ std::vector<CollectiveCost> CostModel::sweep(const CollectiveQuery& query, std::
   const Layout& layout = analyse(*scratch_, fabric_, query.ranks, family_of(query.op), nullptr);
   std::vector<CollectiveCost> out;
   CollectiveQuery q = in_environment(query);
-  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_, net_latency_, min_channels_, max_channels_};
+  const PriceSettings ps = price_settings();
   for (std::uint64_t size = from; size <= to; size *= 2) {
     q.bytes = size;
     const double one = one_island_us(*scratch_, layout, q, ps);
@@ -1381,7 +1391,7 @@ void CostModel::price_concurrent(std::span<const CollectiveQuery> queries,
                                  bool candidates) const {
   Scratch& s = *scratch_;
   CollectiveCost cost;
-  const PriceSettings ps{options_.size_efficiency, tables_, simple_buffer_, net_latency_, min_channels_, max_channels_};
+  const PriceSettings ps = price_settings();
   // Pass 1: every query's flows out of every domain. Queries that leave no
   // domain share nothing and are priced at once.
   s.begin_totals();

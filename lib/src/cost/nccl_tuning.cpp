@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <utility>
 
 namespace topoplan::nccl {
 
@@ -251,10 +252,29 @@ double tree_traffic(std::uint32_t nodes) {
 
 int comm_channels(int graph_channels) { return std::min(2 * std::max(graph_channels, 1), kMaxChannels); }
 
-int comm_channels(int graph_channels, int min_channels, int max_channels) {
-  int channels = comm_channels(graph_channels);
-  if (max_channels > 0) channels = std::min(channels, max_channels);
-  return std::min(std::max(channels, min_channels), kMaxChannels);
+namespace {
+
+// maxCTAs as NCCL holds it (MAXCHANNELS when unset), and minCTAs (1 when
+// unset) lowered to it.
+std::pair<int, int> cta_bounds(const ChannelBounds& b) {
+  const int most = b.max_ctas > 0 ? std::min(b.max_ctas, kMaxChannels) : kMaxChannels;
+  const int least = std::min(b.min_ctas > 0 ? b.min_ctas : 1, most);
+  return {least, most};
+}
+
+}  // namespace
+
+int comm_channels(int graph_channels, const ChannelBounds& bounds) {
+  const auto [least_ctas, most_ctas] = cta_bounds(bounds);
+  int channels = std::min(comm_channels(graph_channels), most_ctas);
+  if (bounds.max_channels > 0) channels = std::min(channels, bounds.max_channels);
+  return std::min(std::max({channels, bounds.min_channels, least_ctas}), kMaxChannels);
+}
+
+int bounded_nvls_channels(int tuned, const ChannelBounds& bounds) {
+  const auto [least_ctas, most_ctas] = cta_bounds(bounds);
+  const int channels = bounds.nvls_channels > 0 ? bounds.nvls_channels : tuned;
+  return std::clamp(channels, least_ctas, most_ctas);
 }
 
 P2pChannels p2p_channels(int comm_channels, int nvlinks, int ranks) {

@@ -44,15 +44,23 @@ std::optional<std::uint64_t> parse_buffer_size(std::string_view text, std::strin
   return bytes;
 }
 
-// NCCL_MIN_NCHANNELS' or NCCL_MAX_NCHANNELS' value: channels, or the reason
-// it is not a channel count. NCCL reads an int and holds it to MAXCHANNELS
-// (64; connect.cc ncclMinNchannels, ncclMaxNchannels); a count beyond that
-// is refused here rather than quietly lowered.
+// The variables whose value is a number of channels (parse_channels).
+bool is_channel_count(std::string_view name) {
+  return name == "NCCL_MIN_NCHANNELS" || name == "NCCL_MAX_NCHANNELS" || name == "NCCL_MIN_CTAS" ||
+         name == "NCCL_MAX_CTAS" || name == "NCCL_NVLS_NCHANNELS";
+}
+
+// A channel count's value: channels, or the reason it is not one. NCCL reads
+// an int and holds it to MAXCHANNELS (connect.cc ncclMinNchannels,
+// ncclMaxNchannels; init.cc for the CTAs); a count beyond that is refused
+// here rather than quietly lowered.
 std::optional<int> parse_channels(std::string_view name, std::string_view text, std::string& problem) {
   int channels = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), channels);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || channels < 1 || channels > 64) {
-    problem = fmt::format("{} '{}' must be a whole number of channels from 1 to 64 (NCCL's MAXCHANNELS)", name, text);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || channels < 1 ||
+      channels > kNcclMaxChannels) {
+    problem = fmt::format("{} '{}' must be a whole number of channels from 1 to {} (NCCL's MAXCHANNELS)", name, text,
+                          kNcclMaxChannels);
     return std::nullopt;
   }
   return channels;
@@ -102,7 +110,7 @@ std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
     if (!parse_nccl_version(setting.value, problem)) return problem;
   } else if (setting.name == kNcclNetLatencyKey) {
     if (!parse_net_latency(setting.value, problem)) return problem;
-  } else if (setting.name == "NCCL_MIN_NCHANNELS" || setting.name == "NCCL_MAX_NCHANNELS") {
+  } else if (is_channel_count(setting.name)) {
     if (!parse_channels(setting.name, setting.value, problem)) return problem;
   } else {
     return fmt::format(
@@ -126,6 +134,9 @@ std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
     if (s.name == kNcclNetLatencyKey) next.net_latency_us = parse_net_latency(s.value, problem);
     if (s.name == "NCCL_MIN_NCHANNELS") next.min_channels = parse_channels(s.name, s.value, problem);
     if (s.name == "NCCL_MAX_NCHANNELS") next.max_channels = parse_channels(s.name, s.value, problem);
+    if (s.name == "NCCL_MIN_CTAS") next.min_ctas = parse_channels(s.name, s.value, problem);
+    if (s.name == "NCCL_MAX_CTAS") next.max_ctas = parse_channels(s.name, s.value, problem);
+    if (s.name == "NCCL_NVLS_NCHANNELS") next.nvls_channels = parse_channels(s.name, s.value, problem);
   }
   constexpr std::uint8_t kNvlsBits = 0x0c;  // nvls, nvlstree
   for (const NcclSetting& s : next.settings)

@@ -131,6 +131,9 @@ struct CostModelOptions {
   std::optional<NcclVersion> nccl_version;
 };
 
+/// What every price of one model shares (cost_model.cpp).
+struct PriceSettings;
+
 class CostModel {
  public:
   /// Analyses the topology's fabric once. The topology must outlive the model.
@@ -184,15 +187,14 @@ class CostModel {
   // nccl_environment): its algorithms and protocols narrowed to those the
   // platform allows. Throws InputError for a requested algorithm it rules out.
   CollectiveQuery in_environment(const CollectiveQuery& query) const;
+  // The options' and the topology's NCCL environment's settings every price
+  // of this model shares.
+  PriceSettings price_settings() const;
 
   FabricProfile fabric_;
   CostModelOptions options_;
   std::optional<NcclVersion> nccl_version_;
   const nccl::TunerTables* tables_ = nullptr;
-  double simple_buffer_ = 0;  // NCCL_BUFFSIZE, else nccl::kDefaultSimpleBuffer (set by the constructor)
-  double net_latency_ = 0;    // the network plugin's reported latency (NcclEnvironment::net_latency_us)
-  int min_channels_ = 0;      // NCCL_MIN_NCHANNELS, 0 for none
-  int max_channels_ = 0;      // NCCL_MAX_NCHANNELS, 0 for none
   AlgorithmSet env_algorithms_ = kAllAlgorithms;
   ProtocolSet env_protocols_ = kAllProtocols;
   std::unique_ptr<Scratch> scratch_;

@@ -16,6 +16,7 @@
 
 #include "topoplan/cost/collective.hpp"
 #include "topoplan/model/link_type.hpp"
+#include "topoplan/model/nccl_environment.hpp"
 #include "topoplan/model/nccl_version.hpp"
 
 namespace topoplan::nccl {
@@ -209,7 +210,7 @@ inline constexpr double kTreeLL128FactorMultiNode = 120.0 / 128.0;
 inline constexpr double kRingPlateau = 1.4;
 inline constexpr double kRingPlateauVolta = 1.9;
 
-inline constexpr int kMaxChannels = 64;  // MAXCHANNELS (hardware.md 1.1)
+inline constexpr int kMaxChannels = kNcclMaxChannels;  // MAXCHANNELS (hardware.md 1.1)
 
 /// The per-channel speeds NCCL's graph search tries, fastest first
 /// (search.cc speedArrayIntra/Inter, sm90SpeedArray*, sm100SpeedArray*,
@@ -293,11 +294,30 @@ int nvls_channels(int arch, std::uint32_t nodes, double nic_bw, std::uint32_t pp
 /// multiplies its per-channel bandwidth by; this one is how many chunks are
 /// in flight.
 int comm_channels(int graph_channels);
-/// The same within NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS (0: none), as
-/// connect.cc ncclTopoPostset applies them after the doubling: at most the
-/// maximum, then its channels copied up to the minimum, never beyond
-/// MAXCHANNELS.
-int comm_channels(int graph_channels, int min_channels, int max_channels);
+
+/// The bounds a run's environment puts on NCCL's channels, each 0 when not
+/// set: NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS bound the rings' and
+/// trees'; NCCL_MIN_CTAS and NCCL_MAX_CTAS (ncclConfig_t's minCTAs and
+/// maxCTAs, which the variables override, init.cc) bound those and NVLS's;
+/// NCCL_NVLS_NCHANNELS (nvlsCTAs) replaces NVLS's own count.
+struct ChannelBounds {
+  int min_channels = 0;
+  int max_channels = 0;
+  int min_ctas = 0;
+  int max_ctas = 0;
+  int nvls_channels = 0;
+};
+/// comm_channels within `bounds`, as connect.cc ncclTopoPostset applies them
+/// after the doubling: at most min(NCCL_MAX_NCHANNELS, maxCTAs), then the
+/// channels copied up to max(NCCL_MIN_NCHANNELS, minCTAs), never beyond
+/// MAXCHANNELS. NCCL lowers a minCTAs above maxCTAs to it (init.cc); the
+/// NCHANNELS pair has no such rule, and the minimum wins.
+int comm_channels(int graph_channels, const ChannelBounds& bounds);
+/// NVLS's channels: `tuned` (nvls_channels), or NCCL_NVLS_NCHANNELS when set,
+/// held to [minCTAs, maxCTAs] (transport/nvls.cc ncclNvlsTuning: "Clamp
+/// nvlsChannels to [minCTAs, maxCTAs]"); NCCL_MIN/MAX_NCHANNELS do not
+/// touch them.
+int bounded_nvls_channels(int tuned, const ChannelBounds& bounds);
 
 /// Threads a Simple tree channel starts with (tuning.cc maxThreads[TREE]
 /// [SIMPLE] = NCCL_SIMPLE_MAX_NTHREADS, src/include/device.h: NCCL 512; RCCL

@@ -61,9 +61,17 @@ struct NcclEnvironment {
   /// communicator's channels once its graphs are doubled (connect.cc
   /// ncclTopoPostset: at most the maximum, then copied up to the minimum);
   /// empty for none. Rings and trees run on those channels; NVLS keeps its
-  /// own (NCCL_NVLS_NCHANNELS, not followed).
+  /// own.
   std::optional<int> min_channels;
   std::optional<int> max_channels;
+  /// NCCL_MIN_CTAS and NCCL_MAX_CTAS (ncclConfig_t's minCTAs and maxCTAs,
+  /// which they override, init.cc): bounds on the rings' and trees' channels
+  /// as the pair above, and on NVLS's (transport/nvls.cc); empty for none.
+  std::optional<int> min_ctas;
+  std::optional<int> max_ctas;
+  /// NCCL_NVLS_NCHANNELS (nvlsCTAs): NVLS's channels instead of the count
+  /// NCCL tunes for the architecture and NICs; empty for that count.
+  std::optional<int> nvls_channels;
 
   bool empty() const { return settings.empty(); }
   bool allows_algorithm(std::size_t index) const { return (algorithms >> index) & 1u; }
@@ -73,8 +81,12 @@ struct NcclEnvironment {
 };
 
 /// The variables an NcclEnvironment understands.
-inline constexpr std::array<std::string_view, 6> kNcclVariables = {
-    "NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE", "NCCL_BUFFSIZE", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS"};
+inline constexpr std::array<std::string_view, 9> kNcclVariables = {
+    "NCCL_ALGO",          "NCCL_PROTO",    "NCCL_NVLS_ENABLE", "NCCL_BUFFSIZE",      "NCCL_MIN_NCHANNELS",
+    "NCCL_MAX_NCHANNELS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS",    "NCCL_NVLS_NCHANNELS"};
+/// NCCL's MAXCHANNELS (src/include/device.h), the most channels any of the
+/// variables above may name.
+inline constexpr int kNcclMaxChannels = 64;
 /// The key that names the NCCL release instead of a variable.
 inline constexpr std::string_view kNcclVersionKey = "version";
 /// The key that gives the latency the network plugin reports to NCCL.
@@ -85,9 +97,10 @@ inline constexpr std::string_view kNcclNetLatencyKey = "net_latency";
 /// case), NCCL_NVLS_ENABLE takes 0 or 1 (0 removes nvls and nvlstree),
 /// NCCL_BUFFSIZE a whole number of bytes from 1 to 2^31 - 1 (NCCL keeps it
 /// in an int), in decimal or 0x hexadecimal as NCCL reads it (strtoll base
-/// 0; a leading 0, octal to NCCL, is refused), NCCL_MIN_NCHANNELS and
-/// NCCL_MAX_NCHANNELS a whole number of channels from 1 to 64 (NCCL's
-/// MAXCHANNELS), `version` an NCCL release
+/// 0; a leading 0, octal to NCCL, is refused), NCCL_MIN_NCHANNELS,
+/// NCCL_MAX_NCHANNELS, NCCL_MIN_CTAS, NCCL_MAX_CTAS and NCCL_NVLS_NCHANNELS a
+/// whole number of channels from 1 to kNcclMaxChannels (NCCL itself lowers
+/// larger ones with a note; here they are refused), `version` an NCCL release
 /// (parse_nccl_version), `net_latency` microseconds from 0 to 10000 (a
 /// plain decimal number). A
 /// later setting of the same variable replaces the earlier one's effect.
