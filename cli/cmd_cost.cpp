@@ -13,6 +13,7 @@
 #include "topoplan/cost/cost_report.hpp"
 #include "topoplan/cost/ep_kernel.hpp"
 #include "topoplan/cost/rank_set.hpp"
+#include "topoplan/cost/serial_launch.hpp"
 #include "topoplan/placement/job_pricer.hpp"
 #include "topoplan/placement/plan_io.hpp"
 #include "topoplan/placement/plan_lookup.hpp"
@@ -38,6 +39,7 @@ struct CostOptions {
   std::string ep_kernel = "nccl";
   std::string message_size;
   std::string ep_phase = "dispatch";
+  std::optional<long long> gpus_per_thread;
   Format format = Format::text;
 };
 
@@ -107,9 +109,10 @@ int run_cost(const CostOptions& o) {
     throw InputError({"--collective", 0, 0}, "give --collective OP, or --plan PLAN --job NAME for a job's step");
   // A job's step by parallelism: --plan and --job without --collective.
   if (o.collective.empty()) {
-    if (!o.size.empty() || !o.sweep.empty() || o.algorithm != "auto" || !o.protocol.empty())
+    if (!o.size.empty() || !o.sweep.empty() || o.algorithm != "auto" || !o.protocol.empty() || o.gpus_per_thread)
       throw InputError({"--collective", 0, 0},
-                       "--size, --sweep, --algorithm and --protocol price one collective: give --collective OP");
+                       "--size, --sweep, --algorithm, --protocol and --gpus-per-thread price "
+                       "one collective: give --collective OP");
     Topology topology = with_nccl_settings(o.nccl.settings, load_topology_argument(o.topology));
     PlanJob pj = job_ranks(topology, o);
     CostModel model(topology, model_options(o));
@@ -134,6 +137,9 @@ int run_cost(const CostOptions& o) {
   else
     query.bytes = parse_byte_size(o.size, "--size");
   if (o.first && *o.first < 1) throw InputError({"--first", 0, 0}, "must be at least 1");
+  if (o.gpus_per_thread && (*o.gpus_per_thread < 1 || *o.gpus_per_thread > 64))
+    throw InputError({"--gpus-per-thread", 0, 0}, "must be 1 to 64 (nccl-tests' -g)");
+  const auto gpus_per_thread = static_cast<std::uint32_t>(o.gpus_per_thread.value_or(1));
   const std::optional<EpKernel> parsed_kernel = parse_ep_kernel(o.ep_kernel);
   if (!parsed_kernel)
     throw InputError({"--ep-kernel", 0, 0},
@@ -153,6 +159,8 @@ int run_cost(const CostOptions& o) {
     if (o.algorithm != "auto" || !o.protocol.empty())
       throw InputError({"--ep-kernel", 0, 0},
                        kname + " sends its own way; --algorithm and --protocol name NCCL's algorithms and protocols");
+    if (o.gpus_per_thread)
+      throw InputError({"--gpus-per-thread", 0, 0}, "prices nccl-tests' launch of an NCCL collective, not " + kname);
     if (ep_kernel_uses_message(kernel) && o.message_size.empty())
       throw InputError({"--ep-kernel", 0, 0}, kname + " needs --message-size, the bytes of one token's hidden state");
   } else if (o.ep_phase != "dispatch") {
@@ -194,13 +202,14 @@ int run_cost(const CostOptions& o) {
   }
   if (range) {
     std::vector<CollectiveCost> sweep = model.sweep(query, range->from, range->to);
+    for (CollectiveCost& c : sweep) c = with_serial_launches(c, gpus_per_thread);
     if (o.format == Format::json)
       write_sweep_json(std::cout, model, sweep);
     else
       write_sweep_text(std::cout, model, sweep);
     return kSuccess;
   }
-  CollectiveCost cost = model.collective(query);
+  const CollectiveCost cost = with_serial_launches(model.collective(query), gpus_per_thread);
   if (o.format == Format::json)
     write_cost_json(std::cout, model, cost);
   else
@@ -253,6 +262,11 @@ Action setup_cost(CLI::App& command) {
   command.add_option("--message-size", o->message_size, "with --ep-kernel pplx: the bytes of one put (one token's "
                                                         "hidden state: 7168 for DeepSeek-V3 in FP8)")
       ->option_text("SIZE");
+  command
+      .add_option("--gpus-per-thread,-g", o->gpus_per_thread,
+                  "price the collective as nccl-tests -g G measures it, one thread launching on G GPUs: on "
+                  "AMD GPUs each launch beyond the first adds ROCm's serial launch (default 1, a process per GPU)")
+      ->option_text("G");
   add_format_option(command, o->format);
   command.footer(
       "Prints the time, algbw and busbw (nccl-tests definitions), the algorithm and protocol\n"
@@ -280,6 +294,7 @@ Action setup_cost(CLI::App& command) {
       "  topoplan cost gb200-nvl72:racks=2 -c allreduce -s 1G -n 144 --nccl NCCL_NVLS_ENABLE=0 --nccl "
       "NCCL_BUFFSIZE=16777216\n"
       "  topoplan cost dgx-h100:nodes=2 -c allreduce --sweep 1M:1G --algorithm Ring,Tree --protocol Simple\n"
+      "  topoplan cost mi300x:nodes=1 -c allreduce --sweep 1M:16M -g 8\n"
       "  topoplan cost dgx-h100:nodes=2 -c alltoall -s 7MiB --ep-kernel pplx --message-size 7168\n"
       "  topoplan cost h800:nodes=4 -c alltoall -s 14MiB --ep-kernel deepep-ll --ep-phase combine\n"
       "  topoplan plan gb200-nvl72:racks=8 samples/jobs-nvl72.yaml -o plan.yaml\n"

@@ -322,11 +322,7 @@ CalibrationSummary run_calibration(const std::vector<CalibrationPoint>& points,
     if (!apply_nccl_choice(algorithm, q, problem))
       throw InputError({}, fmt::format("calibration point {}: {}", p.id, problem));
     r.cost = loaded.model->collective(q);
-    if (setup->gpus_per_thread > 1 && !ranks.empty()) {
-      const Topology& t = *loaded.topology;
-      const Generation g = loaded.model->fabric().accelerator(t.accelerator_index(ranks.front())).generation;
-      r.cost = with_added_time(r.cost, serial_launch_us(g, setup->gpus_per_thread));
-    }
+    if (setup->gpus_per_thread > 1) r.cost = with_serial_launches(r.cost, setup->gpus_per_thread);
     r.model = compared_value(r);
     r.error = (r.model - p.value) / p.value;
     summary.results.push_back(std::move(r));

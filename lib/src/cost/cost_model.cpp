@@ -1034,6 +1034,8 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.one_island_ranks = 0;
   out.algbw_gbps = 0;
   out.busbw_gbps = 0;
+  out.gpus_per_thread = 1;
+  out.serial_launch_us = 0;
   out.reachable = true;
   out.bottleneck = kNone;
   out.tier_count = 0;

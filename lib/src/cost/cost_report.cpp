@@ -28,6 +28,17 @@ std::string plural(std::uint32_t n, std::string_view word) {
 
 bool outside(const TierCost& t) { return is_outside(t.tier); }
 
+// One thread driving several GPUs (CollectiveCost::gpus_per_thread): what
+// its serial launches add, or that they are not priced.
+std::string threads_text(const CollectiveCost& c) {
+  const std::string who =
+      fmt::format("one thread drives {} (nccl-tests -g {})", plural(c.gpus_per_thread, "GPU"), c.gpus_per_thread);
+  if (c.serial_launch_us > 0)
+    return fmt::format("{}: {} serial launches add {} us a call", who, c.gpus_per_thread - 1,
+                       fixed(c.serial_launch_us, 3));
+  return who + ": launches not priced (only ROCm's serial ones are; topoplan-cost(7), Calibration)";
+}
+
 double outside_share(const CollectiveCost& c) {
   return c.time_us > 0 && std::isfinite(c.time_us) ? c.outside_us / c.time_us : 0.0;
 }
@@ -87,6 +98,10 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
   j.field("one_island_ranks", c.one_island_ranks);
   j.field("algbw_gbps", c.algbw_gbps, 3);
   j.field("busbw_gbps", c.busbw_gbps, 3);
+  if (c.gpus_per_thread > 1) {
+    j.field("gpus_per_thread", c.gpus_per_thread);
+    j.field("serial_launch_us", c.serial_launch_us, 3);
+  }
   j.field("bottleneck", bottleneck_text(model, c));
   if (kernel) {
     j.key("kernel").begin_object();
@@ -221,6 +236,7 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
                environment_origin(t.nccl_environment()));
   if (const std::string release = option_release(model); !release.empty())
     fmt::print(out, "  nccl        {} (its tuner's tables choose)\n", release);
+  if (c.gpus_per_thread > 1) fmt::print(out, "  threads     {}\n", threads_text(c));
   fmt::print(out, "  time        {} us (latency {} us)\n", fixed(c.time_us, 3), fixed(c.latency_us, 3));
   if (c.network_channels > 0)
     fmt::print(out, "  channels    {} channels through each node's NICs at {} GB/s a channel set the transfer: {} us\n",
@@ -273,6 +289,7 @@ void write_sweep_text(std::ostream& out, const CostModel& model, std::span<const
              first.forced ? fmt::format(", algorithm {}", algorithm_name(first.algorithm)) : "",
              env.empty() ? "" : fmt::format(", within {}", env.describe()),
              release.empty() ? "" : fmt::format(", NCCL {}", release));
+  if (first.gpus_per_thread > 1) fmt::print(out, "threads: {}\n", threads_text(first));
   fmt::print(out, "{:>14} {:>14} {:>11} {:>11} {:>8}  {:<20} {}\n", "size (B)", "time (us)", "algbw GB/s",
              "busbw GB/s", "outside", "algorithm", "bottleneck");
   for (const CollectiveCost& c : sweep)

@@ -96,6 +96,11 @@ struct CollectiveCost {
   std::uint32_t one_island_ranks = 0;
   double algbw_gbps = 0;            // bytes / time
   double busbw_gbps = 0;            // algbw x bus_factor
+  /// The GPUs one thread drove (nccl-tests' -g; with_serial_launches) and
+  /// the time its serial launches added to time_us and latency_us
+  /// (serial_launch.hpp); 1 and 0 for a process per GPU, as the model prices.
+  std::uint32_t gpus_per_thread = 1;
+  double serial_launch_us = 0;
   /// Index into tiers() of the limiting tier; kNone when latency dominates.
   std::uint32_t bottleneck = kNone;
   /// NCCL's launch of an NVLS or NVLSTree choice (0 for other algorithms):

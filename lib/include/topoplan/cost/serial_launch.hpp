@@ -38,9 +38,17 @@ inline constexpr double kRocmLaunchUs = 5.64;
 /// 0 on CUDA and for G <= 1.
 double serial_launch_us(Generation generation, std::uint32_t gpus_per_thread);
 
-/// `cost` taking `extra_us` longer: time and latency grow, and the algorithm
-/// and bus bandwidths fall with the time. An unreachable or empty cost is
-/// returned as it is.
+/// `cost` taking `extra_us` longer: time and latency grow (and the one-island
+/// time it is compared with and every candidate's, which would pay the same;
+/// NCCL's estimates stay as they are), the algorithm and
+/// bus bandwidths fall with the time, and the bottleneck becomes the latency
+/// once it is the larger part. An unreachable or empty cost is returned as it
+/// is.
 CollectiveCost with_added_time(CollectiveCost cost, double extra_us);
+
+/// `cost` as one thread driving `gpus_per_thread` GPUs measures it:
+/// serial_launch_us for the cost's generation added (with_added_time), and
+/// the count and the time kept on the cost for reports.
+CollectiveCost with_serial_launches(CollectiveCost cost, std::uint32_t gpus_per_thread);
 
 }  // namespace topoplan
