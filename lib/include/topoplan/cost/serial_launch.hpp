@@ -2,7 +2,9 @@
 // that holds several communicators in one thread. Each call then launches one
 // kernel per GPU from that thread. The model prices a process (or thread) per
 // GPU, as training and serving frameworks run, and as NCCL's and RCCL's
-// maintainers ask benchmarks to run; this is what the other launch adds.
+// maintainers ask benchmarks to run (NVIDIA/nccl-tests#333: "the CUDA latency
+// overheads of single process jobs"; AMD's blog below); this is what the other
+// launch adds.
 //
 // ROCm serializes the kernel launches one process makes on several GPUs
 // (AMD's ROCm blog, "Understanding RCCL Bandwidth and xGMI Performance on AMD
@@ -18,8 +20,9 @@
 // devices compose with their kernels in nccl-tests' timing loop is not settled
 // by what is published: the same Azure H100 run with -g 8 (NCCL 2.18.5) takes
 // 26 us at 1 KiB and 42-45 us from 64 KiB to 2 MiB, which neither a fixed floor
-// nor a fixed addition explains. CUDA's serial launch is 0 here, and the CUDA
-// runs with -g in the calibration say so in their notes.
+// nor a fixed addition explains. CUDA's serial launch is 0 here; the CUDA
+// runs with -g in the calibration carry it in their gpus_per_thread column
+// all the same, and `cost -g` says it is not priced.
 #pragma once
 
 #include <cstdint>
