@@ -137,8 +137,8 @@ int run_cost(const CostOptions& o) {
   else
     query.bytes = parse_byte_size(o.size, "--size");
   if (o.first && *o.first < 1) throw InputError({"--first", 0, 0}, "must be at least 1");
-  if (o.gpus_per_thread && (*o.gpus_per_thread < 1 || *o.gpus_per_thread > 64))
-    throw InputError({"--gpus-per-thread", 0, 0}, "must be 1 to 64 (nccl-tests' -g)");
+  if (o.gpus_per_thread && (*o.gpus_per_thread < 1 || *o.gpus_per_thread > kMaxGpusPerThread))
+    throw InputError({"--gpus-per-thread", 0, 0}, fmt::format("must be 1 to {} (nccl-tests' -g)", kMaxGpusPerThread));
   const auto gpus_per_thread = static_cast<std::uint32_t>(o.gpus_per_thread.value_or(1));
   const std::optional<EpKernel> parsed_kernel = parse_ep_kernel(o.ep_kernel);
   if (!parsed_kernel)

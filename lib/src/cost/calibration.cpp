@@ -261,9 +261,9 @@ std::vector<CalibrationSetup> parse_calibration_setups(std::string_view text, co
     parse_nccl_column(l.fields[8], s, {file, l.number, 1});
     if (!l.fields[9].empty()) {
       s.gpus_per_thread = number<std::uint32_t>(l.fields[9], file, l.number, "gpus_per_thread");
-      if (s.gpus_per_thread < 1 || s.gpus_per_thread > 64)
-        throw InputError({file, l.number, 1},
-                         fmt::format("gpus_per_thread {} must be 1 to 64 (nccl-tests' -g)", s.gpus_per_thread));
+      if (s.gpus_per_thread < 1 || s.gpus_per_thread > kMaxGpusPerThread)
+        throw InputError({file, l.number, 1}, fmt::format("gpus_per_thread {} must be 1 to {} (nccl-tests' -g)",
+                                                          s.gpus_per_thread, kMaxGpusPerThread));
     }
     if (s.role == "outlier" && l.fields[10].empty())
       throw InputError({file, l.number, 1}, "an outlier's note must say why the model cannot reproduce it");

@@ -1005,7 +1005,7 @@ class Pricer {
   const nccl::TunerTables& tt_;
   double simple_buffer_;
   double net_latency_;
-  int comm_channels_;  // the communicator's channels: the ring graph's doubled, within NCCL_MIN/MAX_NCHANNELS
+  int comm_channels_;  // the communicator's channels: the ring graph's doubled, within the bounds (ChannelBounds)
   nccl::GraphEstimate ring_;
   double ring_share_;
   double tree_intra_;
@@ -1185,7 +1185,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   }
   out.algbw_gbps = s / (out.time_us * 1e3);
   out.busbw_gbps = out.algbw_gbps * bus_factor(query.op, layout.n);
-  if (out.time_us - out.latency_us > out.latency_us) out.bottleneck = tiers.worst();
+  if (transfer_bound(out.time_us, out.latency_us)) out.bottleneck = tiers.worst();
 }
 
 // The same query inside one island of the same kind (one NCCL node: its
@@ -1309,8 +1309,11 @@ PriceSettings CostModel::price_settings() const {
   ps.tables = tables_;
   if (env.simple_buffer_bytes) ps.simple_buffer = static_cast<double>(*env.simple_buffer_bytes);
   ps.net_latency = env.net_latency_us.value_or(0.0);
-  ps.channels = {env.min_channels.value_or(0), env.max_channels.value_or(0), env.min_ctas.value_or(0),
-                 env.max_ctas.value_or(0), env.nvls_channels.value_or(0)};
+  ps.channels = {.min_channels = env.min_channels.value_or(0),
+                 .max_channels = env.max_channels.value_or(0),
+                 .min_ctas = env.min_ctas.value_or(0),
+                 .max_ctas = env.max_ctas.value_or(0),
+                 .nvls_channels = env.nvls_channels.value_or(0)};
   return ps;
 }
 

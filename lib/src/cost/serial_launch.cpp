@@ -19,9 +19,7 @@ CollectiveCost with_added_time(CollectiveCost cost, double extra_us) {
   for (std::uint32_t i = 0; i < cost.candidate_count; ++i) cost.candidate_data[i].time_us += extra_us;
   cost.algbw_gbps *= scale;
   cost.busbw_gbps *= scale;
-  // A tier is the bottleneck only while the transfer outlasts the latency
-  // (the model's rule).
-  if (cost.time_us - cost.latency_us <= cost.latency_us) cost.bottleneck = kNone;
+  if (!transfer_bound(cost.time_us, cost.latency_us)) cost.bottleneck = kNone;
   return cost;
 }
 

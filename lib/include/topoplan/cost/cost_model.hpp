@@ -136,6 +136,11 @@ struct CostModelOptions {
   std::optional<NcclVersion> nccl_version;
 };
 
+/// Whether a tier, rather than the latency, limits a collective of
+/// `time_us` of which `latency_us` is latency: the transfer is the larger
+/// part (CollectiveCost::bottleneck is kNone otherwise).
+inline bool transfer_bound(double time_us, double latency_us) { return time_us - latency_us > latency_us; }
+
 /// What every price of one model shares (cost_model.cpp).
 struct PriceSettings;
 

@@ -36,6 +36,10 @@ namespace topoplan {
 /// saves (the blog above: 13.11 - 7.47 us).
 inline constexpr double kRocmLaunchUs = 5.64;
 
+/// The most GPUs one thread may be said to drive (nccl-tests' -g): a
+/// calibration setup's gpus_per_thread and `cost -g` are held to 1..this.
+inline constexpr std::uint32_t kMaxGpusPerThread = 64;
+
 /// Host time a call takes beyond a process per GPU's when one thread drives
 /// `gpus_per_thread` GPUs of `generation`: (G - 1) launches on ROCm (cdna),
 /// 0 on CUDA and for G <= 1.
