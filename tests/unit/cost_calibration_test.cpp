@@ -16,8 +16,16 @@ using namespace topoplan;
 namespace {
 
 const std::string kData = std::string(TOPOPLAN_SOURCE_DIR) + "/bench/data";
+const std::string kPointsHeader = "id,setup,gpus,nodes,collective,algorithm,size_bytes,metric,value,source\n";
 const std::string kSetupsHeader =
     "id,topology,ranks,algorithm,size_bytes,compare,group,role,nccl,gpus_per_thread,note\n";
+
+// The calibration of inline rows (headers added) on built-in topologies only.
+CalibrationSummary run_rows(const std::string& points, const std::string& setups) {
+  return run_calibration(parse_calibration_points(kPointsHeader + points, "p.csv"),
+                         parse_calibration_setups(kSetupsHeader + setups, "s.csv"),
+                         [](const std::string&) { return std::optional<std::string>(); });
+}
 
 std::optional<std::string> read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -364,14 +372,9 @@ TEST_CASE("calibration files are checked") {
 TEST_CASE("a setup's protocols after '/' restrict NCCL's choice as NCCL_PROTO does") {
   // A 4 GiB all-reduce over 20 NVL72 racks with NVLS off: today's tuner runs
   // ring/LL128; without LL128 (NCCL before 2.27.3 on GB200) it does not.
-  const std::string points_csv =
-      "id,setup,gpus,nodes,collective,algorithm,size_bytes,metric,value,source\n"
-      "x1,GB200 20 racks,1440,360,allreduce,auto,4294967296,busbw,346.38,test\n";
-  auto run_with = [&](const std::string& algorithm, const std::string& nccl = "") {
-    const std::string setups_csv = kSetupsHeader + "x1,gb200-nvl72:racks=20,first:1440," + algorithm +
-                                   ",,,multi-rack-nvl72,check," + nccl + ",,\n";
-    return run_calibration(parse_calibration_points(points_csv, "p.csv"), parse_calibration_setups(setups_csv, "s.csv"),
-                           [](const std::string&) { return std::optional<std::string>(); });
+  auto run_with = [](const std::string& algorithm, const std::string& nccl = "") {
+    return run_rows("x1,GB200 20 racks,1440,360,allreduce,auto,4294967296,busbw,346.38,test\n",
+                    "x1,gb200-nvl72:racks=20,first:1440," + algorithm + ",,,multi-rack-nvl72,check," + nccl + ",,\n");
   };
   const CalibrationSummary all = run_with("^nvls+nvlstree");
   const CalibrationSummary no_ll128 = run_with("^nvls+nvlstree/^ll128");
@@ -404,15 +407,12 @@ TEST_CASE("a setup's protocols after '/' restrict NCCL's choice as NCCL_PROTO do
 }
 
 TEST_CASE("a setup's gpus_per_thread prices the serial launches of one thread driving them") {
-  const std::string points_csv =
-      "id,setup,gpus,nodes,collective,algorithm,size_bytes,metric,value,source\n"
-      "x1,8 MI300X,8,1,allreduce,auto,1048576,time_us,80,test\n"
-      "x2,8 H100,8,1,allreduce,auto,1048576,time_us,40,test\n";
-  auto run_with = [&](const std::string& g) {
-    const std::string setups_csv = kSetupsHeader + "x1,mi300x:nodes=1,first:8,,,,amd,check,," + g +
-                                   ",\nx2,dgx-h100:nodes=1,first:8,,,,single-node,check,," + g + ",\n";
-    return run_calibration(parse_calibration_points(points_csv, "p.csv"), parse_calibration_setups(setups_csv, "s.csv"),
-                           [](const std::string&) { return std::optional<std::string>(); });
+  auto run_with = [](const std::string& g) {
+    return run_rows(
+        "x1,8 MI300X,8,1,allreduce,auto,1048576,time_us,80,test\n"
+        "x2,8 H100,8,1,allreduce,auto,1048576,time_us,40,test\n",
+        "x1,mi300x:nodes=1,first:8,,,,amd,check,," + g + ",\nx2,dgx-h100:nodes=1,first:8,,,,single-node,check,," + g +
+            ",\n");
   };
   const CalibrationSummary alone = run_with("");
   const CalibrationSummary eight = run_with("8");
