@@ -7,6 +7,7 @@
 #include "topoplan/model/nccl_environment.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include <catch2/catch.hpp>
 
@@ -409,6 +410,34 @@ TEST_CASE("alltoall across two nodes: half of every rank's data leaves through i
     }
   CHECK(nic);
   CHECK(c.busbw_gbps == Approx(c.algbw_gbps * 15 / 16));
+}
+
+TEST_CASE("an all-to-all's latency grows with its nodes: a channel's batches of eight peers one after another") {
+  // kBoxes' ring graph: 8 channels, one a NIC, doubled to the communicator's
+  // 16 (a power of two already). A node's eight peers make one batch on one
+  // channel: 2 nodes fit one batch a channel, 64 nodes take 64 / 16 = 4.
+  const double step = 14 + 2 * 0.3;  // NET Ring/Simple and the NIC-leaf-NIC route, as a send
+  Topology two = parse(kBoxes, {{"nodes", "2"}});
+  CollectiveCost c2 =
+      CostModel(two).collective({first(two, 16), Collective::alltoall, std::uint64_t{1} << 30, Algorithm::p2p});
+  CHECK(c2.p2p_batches == 1);
+  CHECK(c2.p2p_batch_us == 0);
+  CHECK(c2.latency_us == Approx(8.4 + step));
+  Topology many = parse(kBoxes, {{"nodes", "64"}});
+  CostModel model(many);
+  CollectiveCost c64 =
+      model.collective({first(many, 512), Collective::alltoall, std::uint64_t{1} << 30, Algorithm::p2p});
+  CHECK(c64.p2p_batches == 4);
+  CHECK(c64.latency_us == Approx(8.4 + 4 * step));
+  CHECK(c64.p2p_batch_us == Approx(3 * step));
+  // One peer, one batch: a send's latency does not grow; nor does a ring's
+  // all-reduce report batches.
+  const auto all = first(many, 512);
+  const std::array<DeviceId, 2> pair{all[0], all[511]};
+  CollectiveCost send = model.collective({pair, Collective::sendrecv, std::uint64_t{1} << 30});
+  CHECK(send.latency_us == Approx(8.4 + step));
+  CHECK(send.p2p_batches == 0);
+  CHECK(model.collective({all, Collective::allreduce, 1 << 20}).p2p_batches == 0);
 }
 
 TEST_CASE("a ring on a direct mesh uses only the links between its members") {

@@ -267,6 +267,38 @@ TEST_CASE("RCCL's MSCCL all-pairs XML: LL to 512 KiB, Simple to 16 MiB, whole lo
   CHECK_FALSE(rccl::allpairs_protocol(0));
 }
 
+TEST_CASE("an all-to-all's sends run in batches of eight peers, a channel's batches one after another") {
+  // The communicator's channels as a power of two, within MAXCHANNELS.
+  CHECK(nccl::p2p_comm_channels(16) == 16);
+  CHECK(nccl::p2p_comm_channels(24) == 32);
+  CHECK(nccl::p2p_comm_channels(0) == 1);
+  CHECK(nccl::p2p_comm_channels(100) == 64);
+  // One node: a round (peer) a channel, each its own batch where the
+  // channels are at least eight: 8 H100s on 32 channels in one batch, the 72
+  // GPUs of an NVL72 rack on 16 in five.
+  CHECK(nccl::p2p_batches(8, 1, 32) == 1);
+  CHECK(nccl::p2p_batches(72, 1, 16) == 5);
+  CHECK(nccl::p2p_batches(72, 1, 64) == 2);
+  // Fewer than eight channels: a channel's rounds within the same eight
+  // share a batch, so eight rounds make a batch.
+  CHECK(nccl::p2p_batches(8, 1, 2) == 1);
+  CHECK(nccl::p2p_batches(72, 1, 4) == 9);
+  // Across nodes: a node's eight peers are one batch on one channel, the
+  // nodes spread over the channels: 2 to 16 DGX nodes on 16 channels in one
+  // batch, 128 in eight, 1024 in 64.
+  CHECK(nccl::p2p_batches(16, 2, 16) == 1);
+  CHECK(nccl::p2p_batches(128, 16, 16) == 1);
+  CHECK(nccl::p2p_batches(136, 17, 16) == 2);
+  CHECK(nccl::p2p_batches(1024, 128, 16) == 8);
+  CHECK(nccl::p2p_batches(8192, 1024, 16) == 64);
+  // Nodes of four GPUs (trays without MNNVL): a batch of four; of 72 (racks
+  // as NCCL's nodes): nine batches a node.
+  CHECK(nccl::p2p_batches(256, 64, 16) == 4);
+  CHECK(nccl::p2p_batches(144, 2, 16) == 2);
+  CHECK(nccl::p2p_batches(1440, 20, 16) == 12);
+  CHECK(nccl::p2p_batches(0, 0, 0) == 1);
+}
+
 TEST_CASE("NCCL's sends inside a node: few channels for mid sizes, all of a peer's for large ones") {
   // 8 H100s: 32 communicator channels, 18 NVLinks to every peer (2 x 18 ->
   // 64 -> at most 32 a peer), started on 4 so that 8 ranks fit 32 channels.

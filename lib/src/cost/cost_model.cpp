@@ -552,6 +552,16 @@ class Pricer {
     return nccl::p2p_send_channels(s, ch) * nccl::kNvlsChannelBw * line;
   }
 
+  // The steps an all-to-all's sends take in turn: the batches a channel
+  // runs (nccl::p2p_batches), the islands taken for NCCL's nodes (a
+  // multi-node NVLink domain is one), also where the network is taken as
+  // free (the batches are NCCL's schedule, not the network's). One for a
+  // send and on AMD GPUs, whose RCCL the batch rule is not read for.
+  double p2p_batches(Collective op, std::uint32_t groups) const {
+    if (op != Collective::alltoall || amd()) return 1;
+    return nccl::p2p_batches(static_cast<int>(l_.n), static_cast<int>(groups), nccl::p2p_comm_channels(comm_channels_));
+  }
+
   // NCCL's own estimate (its tuner's) of (a, p) with latency `latency_us`;
   // negative where NCCL has no model (all-to-all, sendrecv, LPUs).
   double tuner_us(Algorithm a, Protocol p, Collective op, double s, double latency_us) const {
@@ -830,7 +840,7 @@ class Pricer {
   // in NCCL's table and a few us of wire; rccl::kHwLatency), and the link
   // model prices the chosen algorithm by what a step costs.
   double latency(Algorithm a, Protocol p, Collective op, double s, bool inside = false, bool physical = false,
-                 bool tuner = false) const {
+                 bool tuner = false, int batches = 0) const {
     const double n = l_.n;
     const double groups = inside ? 1 : l_.groups;
     if (p == Protocol::scheduled) {
@@ -916,14 +926,15 @@ class Pricer {
         const double b = base(ring);
         const double h = hw(intra_hw, ring);
         const double g = l_.max_group;
-        if (op == Collective::alltoall) return b + h + (multi ? inter(nccl::kRing) : 0.0);
+        if (op == Collective::alltoall)
+          return b + h + (multi ? (batches > 0 ? batches : p2p_batches(op, l_.groups)) * inter(nccl::kRing) : 0.0);
         const double inter_steps = op == Collective::allreduce ? 2 * (groups - 1) : groups - 1;
         const double intra_phases = op == Collective::allreduce ? 2 : 1;
         return (intra_phases + 1) * b + intra_phases * (g - 1) * h + inter_steps * inter(nccl::kRing);
       }
       case Algorithm::p2p:
         return base(ring) +
-               (multi ? inter(nccl::kRing) : hw(intra_hw, ring));
+               (batches > 0 ? batches : p2p_batches(op, l_.groups)) * (multi ? inter(nccl::kRing) : hw(intra_hw, ring));
       case Algorithm::allpairs:
         // One launch and two hops (to the peers and back), at RCCL's rates
         // for a step over xGMI: 13.6 us for LL, 21.2 for Simple.
@@ -1045,6 +1056,8 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.nvls_chunk_bytes = 0;
   out.network_channels = 0;
   out.network_channels_us = 0;
+  out.p2p_batches = 0;
+  out.p2p_batch_us = 0;
   out.op = query.op;
   out.bytes = query.bytes;
   out.ranks = layout.n;
@@ -1141,6 +1154,13 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.protocol = best_protocol;
   out.latency_us = best_latency;
   pricer.report_launch(best_algorithm, s, out);
+  if (query.op == Collective::alltoall &&
+      (best_algorithm == Algorithm::p2p || best_algorithm == Algorithm::hierarchical) &&
+      best_protocol != Protocol::scheduled && !pricer.amd()) {
+    out.p2p_batches = static_cast<std::uint32_t>(pricer.p2p_batches(query.op, layout.groups));
+    out.p2p_batch_us =
+        best_latency - pricer.latency(best_algorithm, best_protocol, query.op, s, false, pricer.amd(), false, 1);
+  }
   std::size_t best_index = 0;
   while (algorithms.items[best_index] != best_algorithm) ++best_index;
   if (tiers_of != best_index) pricer.tiers(best_algorithm, query.op, s, tiers);

@@ -120,6 +120,13 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
     j.field("chunk_bytes", c.nvls_chunk_bytes);
     j.end_object();
   }
+  if (c.p2p_batches > 0) {
+    j.key("p2p_batches").begin_object();
+    j.field("batches", c.p2p_batches);
+    j.field("peers_per_batch", nccl::kP2pPerBatch);
+    j.field("latency_us", c.p2p_batch_us, 3);
+    j.end_object();
+  }
   if (c.network_channels > 0) {
     j.key("network_channels").begin_object();
     j.field("channels", c.network_channels);
@@ -241,6 +248,9 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
   if (c.network_channels > 0)
     fmt::print(out, "  channels    {} channels through each node's NICs at {} GB/s a channel set the transfer: {} us\n",
                c.network_channels, nccl::kHopperNetChannelBw, fixed(c.network_channels_us, 3));
+  if (c.p2p_batches > 1)
+    fmt::print(out, "  sends       {} batches of up to {} peers a channel, one after another: {} us of the latency\n",
+               c.p2p_batches, nccl::kP2pPerBatch, fixed(c.p2p_batch_us, 3));
   fmt::print(out, "  algbw       {} GB/s\n", fixed(c.algbw_gbps, 2));
   fmt::print(out, "  busbw       {} GB/s\n", fixed(c.busbw_gbps, 2));
   fmt::print(out, "  bottleneck  {}\n", bottleneck_text(model, c));

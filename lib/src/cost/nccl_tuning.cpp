@@ -277,8 +277,12 @@ int bounded_nvls_channels(int tuned, const ChannelBounds& bounds) {
   return std::clamp(channels, least_ctas, most_ctas);
 }
 
+int p2p_comm_channels(int comm_channels) {
+  return static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::clamp(comm_channels, 1, kMaxChannels))));
+}
+
 P2pChannels p2p_channels(int comm_channels, int nvlinks, int ranks) {
-  const int p2p = static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::clamp(comm_channels, 1, kMaxChannels))));
+  const int p2p = p2p_comm_channels(comm_channels);
   P2pChannels out;
   out.per_peer = std::min(p2p, static_cast<int>(std::bit_ceil(static_cast<unsigned>(2 * std::max(nvlinks, 1)))));
   out.start = out.per_peer;
@@ -297,6 +301,15 @@ int p2p_send_channels(double bytes, P2pChannels channels, double chunk) {
     part = std::ceil(bytes / n);
   }
   return n;
+}
+
+int p2p_batches(int ranks, int nodes, int p2p_channels) {
+  const int r = std::max(ranks, 1);
+  const int channels = std::max(p2p_channels, 1);
+  auto div_up = [](int a, int b) { return (a + b - 1) / b; };
+  if (nodes <= 1) return div_up(r, std::max(channels, kP2pPerBatch));
+  const int per_node = div_up(r, nodes);
+  return div_up(nodes * div_up(per_node, kP2pPerBatch), channels);
 }
 
 int collective_channels(int channels, double bytes, int threads, int threshold) {

@@ -115,6 +115,12 @@ struct CollectiveCost {
   /// take, which replaces the links' transfer in time_us. 0 elsewhere.
   std::uint32_t network_channels = 0;
   double network_channels_us = 0;
+  /// An NCCL all-to-all's sends (p2p or hierarchical; not on AMD GPUs): the
+  /// work batches of up to 8 peers each channel runs in turn
+  /// (nccl::p2p_batches), and the latency those after the first add to
+  /// latency_us. 0 for other collectives and kernels.
+  std::uint32_t p2p_batches = 0;
+  double p2p_batch_us = 0;
 
   std::span<const TierCost> tiers() const { return {tier_data.data(), tier_count}; }
   std::span<const Candidate> candidates() const { return {candidate_data.data(), candidate_count}; }

@@ -348,6 +348,11 @@ inline constexpr double kP2pNvlChunk = 512.0 * 1024;
 /// NVLink to the peer, as a power of two, at most the communicator's) and
 /// `start` (enqueue.cc: per_peer halved while start x ranks exceeds the
 /// communicator's p2pnChannels, its channels as a power of two).
+/// The communicator's channels for sends and receives (p2pnChannels,
+/// connect.cc ncclTopoComputeP2pChannels): its channels rounded up to a
+/// power of two, at most MAXCHANNELS.
+int p2p_comm_channels(int comm_channels);
+
 struct P2pChannels {
   int per_peer = 1;
   int start = 1;
@@ -360,6 +365,23 @@ P2pChannels p2p_channels(int comm_channels, int nvlinks, int ranks);
 /// A send of 32 MiB among 8 H100s runs on 4 channels (parts of 8 MiB), of
 /// 1 GiB on 32.
 int p2p_send_channels(double bytes, P2pChannels channels, double chunk = kP2pNvlChunk);
+
+/// Point-to-point operations one channel runs at once: a work batch
+/// (NCCL_MAX_DEV_WORK_P2P_PER_BATCH, src/include/device.h, since 2.22.3).
+inline constexpr int kP2pPerBatch = 8;
+
+/// The work batches one channel runs in turn for an all-to-all among
+/// `ranks` in `nodes` nodes on `p2p_channels` channels (the communicator's
+/// as a power of two), each peer's operation on one channel, as it is where
+/// a peer's part is small (enqueue.cc scheduleP2pTasksToPlan; channel.h
+/// ncclP2pChannelBaseForRound). One node: round r (a peer) runs on channel
+/// reverse(r), and a channel's rounds share a batch only within the same
+/// eight rounds. Across nodes: the rounds of one node's peers go in batches
+/// of eight to one channel, the nodes' batches spread over the channels. A
+/// batch waits for its peers before the next starts, so the batches, not
+/// the peers, set how an all-to-all's latency grows with its ranks. At
+/// least 1.
+int p2p_batches(int ranks, int nodes, int p2p_channels);
 
 /// NCCL's tree depth (src/graph/connect.cc connectTrees, "not an exact
 /// value"): ranks per node - 1 + floor(log2(nodes)).
