@@ -32,11 +32,11 @@ std::optional<NcclVersion> nccl_version_argument(const std::string& version) {
 
 Topology with_nccl_settings(const std::vector<std::string>& settings, Topology topology) {
   const SourceLocation where{"--nccl", 0, 0};
-  for (const std::string& setting : settings) {
-    const std::size_t eq = setting.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw InputError(where, "'" + setting + "' must be NAME=VALUE, e.g. NCCL_BUFFSIZE=16777216");
-    topology = with_nccl_setting(std::move(topology), {setting.substr(0, eq), setting.substr(eq + 1), where});
+  for (const std::string& word : settings) {
+    std::string problem;
+    std::optional<NcclSetting> setting = split_nccl_setting(word, where, problem);
+    if (!setting) throw InputError(where, problem);
+    topology = with_nccl_setting(std::move(topology), std::move(*setting));
   }
   return topology;
 }

@@ -404,6 +404,8 @@ TEST_CASE("a setup's protocols after '/' restrict NCCL's choice as NCCL_PROTO do
   CHECK_THROWS_WITH(run_with("^nvls+nvlstree", "2.27.3 NCCL_BUFFSIZE=0"), Catch::Contains("NCCL_BUFFSIZE '0'"));
   CHECK_THROWS_WITH(run_with("^nvls+nvlstree", "NCCL_PROTO=Simple 2.27.3"), Catch::Contains("the release comes first"));
   CHECK_THROWS_WITH(run_with("^nvls+nvlstree", "2.27.3 NCCL_DEBUG=INFO"), Catch::Contains("not a variable"));
+  // A setting is read as --nccl reads one (split_nccl_setting).
+  CHECK_THROWS_WITH(run_with("^nvls+nvlstree", "2.27.3 =4"), Catch::Contains("'=4' must be NAME=VALUE"));
 }
 
 TEST_CASE("a setup's gpus_per_thread prices the serial launches of one thread driving them") {

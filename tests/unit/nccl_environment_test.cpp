@@ -46,6 +46,27 @@ std::string load_error(const std::string& text) {
 
 }  // namespace
 
+TEST_CASE("a setting on one line splits at its first '=' and needs a name") {
+  const SourceLocation where{"--nccl", 0, 0};
+  std::string problem;
+  const auto buff = split_nccl_setting("NCCL_BUFFSIZE=16777216", where, problem);
+  REQUIRE(buff);
+  CHECK(buff->name == "NCCL_BUFFSIZE");
+  CHECK(buff->value == "16777216");
+  CHECK(buff->where.file == "--nccl");
+  const auto algo = split_nccl_setting("NCCL_ALGO=allreduce:tree=x", where, problem);
+  REQUIRE(algo);
+  CHECK(algo->value == "allreduce:tree=x");
+  const auto empty = split_nccl_setting("NCCL_ALGO=", where, problem);
+  REQUIRE(empty);
+  CHECK(empty->value.empty());
+  CHECK_FALSE(split_nccl_setting("NCCL_BUFFSIZE", where, problem));
+  CHECK(contains(problem, "'NCCL_BUFFSIZE' must be NAME=VALUE"));
+  problem.clear();
+  CHECK_FALSE(split_nccl_setting("=4", where, problem));
+  CHECK(contains(problem, "'=4' must be NAME=VALUE"));
+}
+
 TEST_CASE("NCCL_ALGO and NCCL_PROTO take NCCL's list syntax without case") {
   NcclEnvironment env;
   CHECK(env.allows_algorithm(0));

@@ -160,20 +160,20 @@ void parse_nccl_column(const std::string& text, CalibrationSetup& s, const Sourc
   NcclEnvironment check;
   while (words >> word) {
     std::string problem;
-    const std::size_t eq = word.find('=');
-    if (eq == std::string::npos) {
+    if (word.find('=') == std::string::npos) {
       if (s.nccl_version || !s.nccl_settings.empty())
         throw InputError(where, fmt::format("nccl '{}': the release comes first, and once", text));
       s.nccl_version = parse_nccl_version(word, problem);
       if (!s.nccl_version) throw InputError(where, problem);
       continue;
     }
-    NcclSetting setting{word.substr(0, eq), word.substr(eq + 1), where};
-    if (setting.name == kNcclVersionKey)
+    std::optional<NcclSetting> setting = split_nccl_setting(word, where, problem);
+    if (!setting) throw InputError(where, fmt::format("nccl '{}': {}", text, problem));
+    if (setting->name == kNcclVersionKey)
       throw InputError(where, fmt::format("nccl '{}': give the release as the first word", text));
-    problem = apply_nccl_setting(check, setting);
+    problem = apply_nccl_setting(check, *setting);
     if (!problem.empty()) throw InputError(where, problem);
-    s.nccl_settings.push_back(std::move(setting));
+    s.nccl_settings.push_back(std::move(*setting));
   }
 }
 

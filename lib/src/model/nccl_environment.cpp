@@ -91,6 +91,16 @@ std::string NcclEnvironment::describe() const {
   return out;
 }
 
+std::optional<NcclSetting> split_nccl_setting(std::string_view word, const SourceLocation& where,
+                                              std::string& problem) {
+  const std::size_t eq = word.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    problem = fmt::format("'{}' must be NAME=VALUE, e.g. NCCL_BUFFSIZE=16777216", word);
+    return std::nullopt;
+  }
+  return NcclSetting{std::string(word.substr(0, eq)), std::string(word.substr(eq + 1)), where};
+}
+
 std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting) {
   std::string problem;
   if (setting.name == "NCCL_ALGO") {

@@ -109,6 +109,12 @@ inline constexpr std::string_view kNcclNetLatencyKey = "net_latency";
 /// nothing).
 std::string apply_nccl_setting(NcclEnvironment& env, NcclSetting setting);
 
+/// `word` (NAME=VALUE, split at the first '=') as a setting located at
+/// `where`; empty, with the reason in `problem`, when it has no '=' or no
+/// name. The one reading of a setting written on one line (a command's
+/// --nccl, the calibration's nccl column).
+std::optional<NcclSetting> split_nccl_setting(std::string_view word, const SourceLocation& where, std::string& problem);
+
 class Topology;
 /// `topology` with one more setting in its environment, as if its file had
 /// it last (a command's --nccl-version). Throws InputError located at the
