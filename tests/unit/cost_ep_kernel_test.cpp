@@ -238,7 +238,7 @@ double binomial(int n, int k) {
 
 }  // namespace
 
-TEST_CASE("DeepEP's normal kernels keep one send's latency where NCCL's all-to-all waits batch by batch") {
+TEST_CASE("an EP kernel's wire is its own sends: no NCCL batches or channel CTAs") {
   // 128 DGX H100s: NCCL's all-to-all runs a node's eight peers as one batch
   // a channel, 128 nodes over its channels in several; DeepEP's puts do not
   // wait for them.
@@ -246,18 +246,22 @@ TEST_CASE("DeepEP's normal kernels keep one send's latency where NCCL's all-to-a
   const CostModel m(t);
   const auto ranks = first(t, 1024);
   const CollectiveQuery q{ranks, Collective::alltoall, kBytes, Algorithm::hierarchical};
-  const CollectiveCost wire = m.collective(q);
-  REQUIRE(wire.p2p_batches > 1);
-  REQUIRE(wire.p2p_batch_us > 0);
+  const CollectiveCost nccl_wire = m.collective(q);
+  REQUIRE(nccl_wire.p2p_batches > 1);
+  REQUIRE(nccl_wire.p2p_batch_us > 0);
+  CollectiveQuery own = q;
+  own.nccl_sends = false;
+  const CollectiveCost own_wire = m.collective(own);
+  CHECK(own_wire.p2p_batches == 0);
+  CHECK(own_wire.latency_us == Approx(nccl_wire.latency_us - nccl_wire.p2p_batch_us));
   const CollectiveCost deepep = ep_collective(m, q, EpKernel::deepep, EpPhase::dispatch, 0);
   CHECK(deepep.p2p_batches == 0);
-  CHECK(deepep.latency_us == Approx(wire.latency_us - wire.p2p_batch_us));
-  CHECK(deepep.latency_us < wire.latency_us);
-  // NCCL's kernel is the wire itself, batches and all.
+  CHECK(deepep.latency_us == Approx(own_wire.latency_us));
+  // NCCL's kernel is NCCL's wire, batches and all.
   const CollectiveQuery chosen{ranks, Collective::alltoall, kBytes};
   const CollectiveCost nccl = ep_collective(m, chosen, EpKernel::nccl, EpPhase::dispatch, 0);
   CHECK(nccl.latency_us == Approx(m.collective(chosen).latency_us));
-  CHECK(nccl.p2p_batches == wire.p2p_batches);
+  CHECK(nccl.p2p_batches == nccl_wire.p2p_batches);
 }
 
 TEST_CASE("DeepEP's routing: distinct nodes and GPUs of a token under node-limited gating") {

@@ -107,12 +107,13 @@ struct Priced {
 
 class Pricer {
  public:
-  Pricer(const Layout& layout, const GraphEntry& graphs, const PriceSettings& ps)
+  Pricer(const Layout& layout, const GraphEntry& graphs, const PriceSettings& ps, bool nccl_sends = true)
       : l_(layout),
         ramp_(ps.ramp),
         tt_(*ps.tables),
         simple_buffer_(ps.simple_buffer),
         net_latency_(ps.net_latency),
+        nccl_sends_(nccl_sends),
         comm_channels_(nccl::comm_channels(graphs.ring.channels, ps.channels)),
         ring_(graphs.ring),
         ring_share_(graphs.ring_share),
@@ -489,7 +490,10 @@ class Pricer {
     // is what LL reaches at the sizes RCCL gives it (up to 1 MiB); MSCCL's
     // XML walks the buffer in a fixed number of chunks, whose cost is in its
     // latency; a send inside a domain runs on NCCL's channels for its size.
-    const bool no_ramp = (amd() && p == Protocol::ll) || a == Algorithm::allpairs || channel_bus < kInf;
+    // An all-to-all keeps the ramp under its channels' bound: 8 H100s'
+    // 32 MiB (a259) runs at the links' ramped rate, 37 % under them unramped.
+    const bool no_ramp =
+        (amd() && p == Protocol::ll) || a == Algorithm::allpairs || (channel_bus < kInf && op == Collective::sendrecv);
     const double eta = ramp_ && !no_ramp ? nccl::ramp_efficiency(s, pipeline_unit(a, proto)) : 1.0;
     out.links_us = transfer_us(s, alg) / eta;
     out.channels_us = network_channels_us(a, p, op, s, inside);
@@ -538,17 +542,29 @@ class Pricer {
   // gives its size (nccl::p2p_send_channels), each one CTA copying its part
   // at the rate one NVLS channel's CTA walks (kNvlsChannelBw, Hopper and
   // Blackwell; LL's lines half of it): 4 channels for 32 MiB among 8
-  // H100s, 76 GB/s where the links would take 370. Unbounded elsewhere: no
-  // CTA rate is measured there, and across nodes NCCL's 128 KiB parts reach
-  // the channels' maximum within a few MiB.
+  // H100s, 76 GB/s where the links would take 370. An all-to-all's peers
+  // each take their part's channels, together at most the communicator's
+  // send channels (enqueue.cc spreads the rounds over them): 32 CTAs hold
+  // a GPU's sends to 608 GB/s, under Blackwell's 722 of NVLink (measured:
+  // 569-684 from 4 to 64 GPUs: c38, a146, a152, a161, a395-a397,
+  // a400-a402), above Hopper's 371. Unbounded elsewhere: no CTA rate is
+  // measured there, and across nodes NCCL's 128 KiB parts reach the
+  // channels' maximum within a few MiB.
+  // Not for a kernel's own sends (CollectiveQuery::nccl_sends).
   double p2p_channel_bus(Collective op, Protocol p, double s) const {
-    if (op != Collective::sendrecv || l_.groups != 1 || l_.local_pcie || !l_.all_scale_up || amd() || l_.arch < 2 ||
-        l_.arch > 3)
+    if ((op != Collective::sendrecv && op != Collective::alltoall) || !nccl_sends_ || l_.groups != 1 || l_.local_pcie ||
+        !l_.all_scale_up || amd() || l_.arch < 2 || l_.arch > 3)
       return kInf;
     const int nvlinks = static_cast<int>(std::lround(l_.local_bw / nccl::kNvlinkBw[static_cast<std::size_t>(l_.arch)]));
     const nccl::P2pChannels ch = nccl::p2p_channels(comm_channels_, nvlinks, static_cast<int>(l_.n));
     // LL's lines carry 8 bytes of data in 16.
     const double line = p == Protocol::ll ? nccl::kRingLLFactor : 1.0;
+    if (op == Collective::alltoall) {
+      const double peers = l_.n - 1;
+      const double channels =
+          std::min<double>(nccl::p2p_comm_channels(comm_channels_), peers * nccl::p2p_send_channels(s / l_.n, ch));
+      return channels * nccl::kNvlsChannelBw * line;
+    }
     return nccl::p2p_send_channels(s, ch) * nccl::kNvlsChannelBw * line;
   }
 
@@ -556,9 +572,10 @@ class Pricer {
   // runs (nccl::p2p_batches), the islands taken for NCCL's nodes (a
   // multi-node NVLink domain is one), also where the network is taken as
   // free (the batches are NCCL's schedule, not the network's). One for a
-  // send and on AMD GPUs, whose RCCL the batch rule is not read for.
+  // send, on AMD GPUs, whose RCCL the batch rule is not read for, and for
+  // a kernel's own sends (CollectiveQuery::nccl_sends).
   double p2p_batches(Collective op, std::uint32_t groups) const {
-    if (op != Collective::alltoall || amd()) return 1;
+    if (op != Collective::alltoall || amd() || !nccl_sends_) return 1;
     return nccl::p2p_batches(static_cast<int>(l_.n), static_cast<int>(groups), nccl::p2p_comm_channels(comm_channels_));
   }
 
@@ -1016,6 +1033,7 @@ class Pricer {
   const nccl::TunerTables& tt_;
   double simple_buffer_;
   double net_latency_;
+  bool nccl_sends_;    // CollectiveQuery::nccl_sends
   int comm_channels_;  // the communicator's channels: the ring graph's doubled, within the bounds (ChannelBounds)
   nccl::GraphEstimate ring_;
   double ring_share_;
@@ -1066,7 +1084,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.scale_up = layout.all_scale_up;
   out.generation = layout.generation;
   out.forced = query.algorithm != Algorithm::automatic;
-  Pricer pricer(layout, graphs, ps);
+  Pricer pricer(layout, graphs, ps, query.nccl_sends);
   const double s = static_cast<double>(query.bytes);
 
   if (query.algorithm != Algorithm::automatic) {
@@ -1156,7 +1174,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   pricer.report_launch(best_algorithm, s, out);
   if (query.op == Collective::alltoall &&
       (best_algorithm == Algorithm::p2p || best_algorithm == Algorithm::hierarchical) &&
-      best_protocol != Protocol::scheduled && !pricer.amd()) {
+      best_protocol != Protocol::scheduled && !pricer.amd() && query.nccl_sends) {
     out.p2p_batches = static_cast<std::uint32_t>(pricer.p2p_batches(query.op, layout.groups));
     out.p2p_batch_us =
         best_latency - pricer.latency(best_algorithm, best_protocol, query.op, s, false, pricer.amd(), false, 1);

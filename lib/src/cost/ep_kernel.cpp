@@ -196,14 +196,6 @@ CollectiveCost ep_kernel_cost(EpKernel kernel, EpPhase phase, const CollectiveCo
   CollectiveCost cost = wire;
   EpDispatchTerms t;
   for (const TierCost& tier : cost.tiers()) t.wire_us = std::max(t.wire_us, tier.time_us);
-  if (kernel != EpKernel::nccl) {
-    // NCCL's sends wait batch by batch (CollectiveCost::p2p_batches); the
-    // kernels' own puts do not: the wire's latency without those batches.
-    cost.time_us -= cost.p2p_batch_us;
-    cost.latency_us -= cost.p2p_batch_us;
-    cost.p2p_batches = 0;
-    cost.p2p_batch_us = 0;
-  }
   if (kernel == EpKernel::deepep && cost.reachable && cost.ranks >= 2) {
     // The wire priced every top-k copy: NVLink and NIC bytes shrink to the
     // distinct GPUs and nodes each token goes to, at the same rates (the
@@ -299,6 +291,7 @@ CollectiveCost ep_collective(const CostModel& model, const CollectiveQuery& quer
   CollectiveQuery q = query;
   q.op = Collective::alltoall;
   q.algorithm = ep_wire_algorithm(model, kernel, q.ranks);
+  q.nccl_sends = kernel == EpKernel::nccl;
   return ep_kernel_cost(kernel, phase, model.collective(q), q.bytes, message_bytes, terms);
 }
 

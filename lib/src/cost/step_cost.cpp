@@ -118,6 +118,7 @@ std::vector<StepCost> CostModel::steps(std::span<const StepQuery> jobs) const {
       q.op = g.op[i];
       q.bytes = g.bytes[i];
       q.algorithm = g.algorithm[i];
+      q.nccl_sends = ep == EpPass::none || jobs[g.job[i]].workload.ep_kernel == EpKernel::nccl;
       g.queries.push_back(q);
       ++worst[g.job[i]].groups;
     }

@@ -44,6 +44,10 @@ struct CollectiveQuery {
   AlgorithmSet allowed = kAllAlgorithms;
   /// The protocols NCCL may use (NCCL_PROTO), for a requested algorithm too.
   ProtocolSet protocols = kAllProtocols;
+  /// An all-to-all's or send's data moves on NCCL's channels, whose CTAs'
+  /// copy rate and batches of sends price it; false for a kernel of its own
+  /// (an expert-parallel kernel's wire, ep_kernel.hpp), priced by the links.
+  bool nccl_sends = true;
 };
 
 /// The traffic of one tier for the chosen algorithm.
