@@ -307,10 +307,13 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // from one process (a421-a423: +24, -21, -17 %; without the launches the
   // 1 KiB would be x3.1 fast): all 4.6 %, 20.0 %; check 5.1 %, 22.0 %. Then
   // the first reduce and broadcast points (a424-a429, a B200 node from 256
-  // MiB to 16 GiB: -7..+3 %): check 5.0 %, 21.0 %.
+  // MiB to 16 GiB: -7..+3 %): check 5.0 %, 21.0 %. Blackwell's all-to-alls
+  // inside one domain on NCCL's 32 send channels (c38, a146, a152, a161,
+  // a395-a402: mean |error| 10.0 -> 8.2 %, worst +24.9 -> -12.6 %): check
+  // 20.8 %.
   check_reached("all", s.all, {0.047, 0.201, 1.95});
   check_reached("fit", s.fit, {0.02, 0.065, 1.20});
-  check_reached("check", s.check, {0.052, 0.221, 1.95});
+  check_reached("check", s.check, {0.052, 0.215, 1.95});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());
