@@ -1276,6 +1276,8 @@ void copy_result(const CollectiveCost& from, CollectiveCost& to) {
   to.bottleneck = from.bottleneck;
   to.network_channels = from.network_channels;
   to.network_channels_us = from.network_channels_us;
+  to.p2p_batches = from.p2p_batches;
+  to.p2p_batch_us = from.p2p_batch_us;
   to.tier_count = from.tier_count;
   std::copy_n(from.tier_data.begin(), from.tier_count, to.tier_data.begin());
   to.candidate_count = 0;
@@ -1289,7 +1291,8 @@ void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const Colle
                         const PriceSettings& ps, CollectiveCost& out) {
   auto& m = s.memo;
   if (m.valid && m.op == query.op && m.bytes == query.bytes && m.algorithm == query.algorithm &&
-      m.allowed == query.allowed && m.protocols == query.protocols && same_figures(layout, m.layout)) {
+      m.allowed == query.allowed && m.protocols == query.protocols && m.nccl_sends == query.nccl_sends &&
+      same_figures(layout, m.layout)) {
     copy_result(m.cost, out);
     if (out.tier_count > 0) {
       TierList tiers{out.tier_data};
@@ -1309,6 +1312,7 @@ void price_layout_alike(CostModel::Scratch& s, const Layout& layout, const Colle
   m.algorithm = query.algorithm;
   m.allowed = query.allowed;
   m.protocols = query.protocols;
+  m.nccl_sends = query.nccl_sends;
   copy_result(out, m.cost);
   m.valid = true;
 }

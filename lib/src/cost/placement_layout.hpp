@@ -230,6 +230,7 @@ struct CostModel::Scratch {
     Algorithm algorithm = Algorithm::automatic;
     AlgorithmSet allowed = 0;
     ProtocolSet protocols = 0;
+    bool nccl_sends = true;
     CollectiveCost cost;
   };
   PricedMemo memo;
