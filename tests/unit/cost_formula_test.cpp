@@ -440,6 +440,27 @@ TEST_CASE("an all-to-all's latency grows with its nodes: a channel's batches of 
   CHECK(model.collective({all, Collective::allreduce, 1 << 20}).p2p_batches == 0);
 }
 
+TEST_CASE("NCCL's sends go LL up to 16 KiB a channel, Simple above, whatever the link model prefers") {
+  Topology t = parse(kBoxes, {{"nodes", "2"}});
+  CostModel model(t);
+  const auto node = first(t, 8);
+  auto protocol = [&](std::span<const DeviceId> ranks, Collective op, std::uint64_t bytes) {
+    return model.collective({ranks, op, bytes, Algorithm::p2p}).protocol;
+  };
+  // An all-to-all's part is the buffer / ranks: 16 KiB a peer on one
+  // channel is LL, 32 KiB (still one channel: parts of 64 KiB) Simple.
+  CHECK(protocol(node, Collective::alltoall, 8 * 16384) == Protocol::ll);
+  CHECK(protocol(node, Collective::alltoall, 8 * 32768) == Protocol::simple);
+  CHECK(protocol(node, Collective::alltoall, 1 << 20) == Protocol::simple);
+  const std::array<DeviceId, 2> pair{node[0], first(t, 16)[8]};
+  CHECK(protocol(pair, Collective::sendrecv, 16384) == Protocol::ll);
+  CHECK(protocol(pair, Collective::sendrecv, 16385) == Protocol::simple);
+  // One protocol, so one p2p candidate.
+  const CollectiveCost c = model.collective({node, Collective::alltoall, std::uint64_t{1} << 30, Algorithm::p2p});
+  REQUIRE(c.candidates().size() == 1);
+  CHECK(c.candidates()[0].protocol == Protocol::simple);
+}
+
 TEST_CASE("a ring on a direct mesh uses only the links between its members") {
   Topology t = parse(kMesh);
   CostModel model(t);

@@ -285,6 +285,10 @@ class Pricer {
         break;
       }
       case Algorithm::p2p:
+        if (nccl_sends_ && !amd()) {
+          out.push(p2p_protocol(op, bytes));
+          break;
+        }
         out.push(Protocol::ll);
         out.push(Protocol::simple);
         break;
@@ -566,6 +570,22 @@ class Pricer {
       return channels * nccl::kNvlsChannelBw * line;
     }
     return nccl::p2p_send_channels(s, ch) * nccl::kNvlsChannelBw * line;
+  }
+
+  // The protocol NCCL gives a send (enqueue.cc addP2pToPlan): LL while a
+  // peer's part is at most NCCL_P2P_LL_THRESHOLD (nccl::kP2pLLThreshold)
+  // on each of its channels, else Simple; not its tuner's choice, as no
+  // tuner models sends. A channel a send outside one NVLink domain (parts of
+  // at least 64 KiB there).
+  Protocol p2p_protocol(Collective op, std::uint64_t bytes) const {
+    const double peer = op == Collective::alltoall ? static_cast<double>(bytes) / l_.n : static_cast<double>(bytes);
+    double channels = 1;
+    if (l_.groups == 1 && !l_.local_pcie && l_.all_scale_up && l_.arch >= 2 && l_.arch <= 3) {
+      const int nvlinks =
+          static_cast<int>(std::lround(l_.local_bw / nccl::kNvlinkBw[static_cast<std::size_t>(l_.arch)]));
+      channels = nccl::p2p_send_channels(peer, nccl::p2p_channels(comm_channels_, nvlinks, static_cast<int>(l_.n)));
+    }
+    return peer <= channels * nccl::kP2pLLThreshold ? Protocol::ll : Protocol::simple;
   }
 
   // The steps an all-to-all's sends take in turn: the batches a channel

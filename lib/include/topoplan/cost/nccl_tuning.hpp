@@ -366,6 +366,10 @@ P2pChannels p2p_channels(int comm_channels, int nvlinks, int ranks);
 /// 1 GiB on 32.
 int p2p_send_channels(double bytes, P2pChannels channels, double chunk = kP2pNvlChunk);
 
+/// The most a send's channel carries with LL (NCCL_P2P_LL_THRESHOLD,
+/// src/enqueue.cc: 16384 bytes); larger parts go Simple.
+inline constexpr double kP2pLLThreshold = 16384;
+
 /// Point-to-point operations one channel runs at once: a work batch
 /// (NCCL_MAX_DEV_WORK_P2P_PER_BATCH, src/include/device.h, since 2.22.3).
 inline constexpr int kP2pPerBatch = 8;
