@@ -285,7 +285,7 @@ class Pricer {
         break;
       }
       case Algorithm::p2p:
-        if (nccl_sends_ && !amd()) {
+        if (nccl_sends_) {
           out.push(p2p_protocol(op, bytes));
           break;
         }
@@ -576,11 +576,12 @@ class Pricer {
   // peer's part is at most NCCL_P2P_LL_THRESHOLD (nccl::kP2pLLThreshold)
   // on each of its channels, else Simple; not its tuner's choice, as no
   // tuner models sends. A channel a send outside one NVLink domain (parts of
-  // at least 64 KiB there).
+  // at least 64 KiB there). RCCL's rule is the part alone against the same
+  // 16 KiB (its enqueue.cc, on gfx942 and gfx950).
   Protocol p2p_protocol(Collective op, std::uint64_t bytes) const {
     const double peer = op == Collective::alltoall ? static_cast<double>(bytes) / l_.n : static_cast<double>(bytes);
     double channels = 1;
-    if (l_.groups == 1 && !l_.local_pcie && l_.all_scale_up && l_.arch >= 2 && l_.arch <= 3) {
+    if (l_.groups == 1 && !l_.local_pcie && l_.all_scale_up && !amd() && l_.arch >= 2 && l_.arch <= 3) {
       const int nvlinks =
           static_cast<int>(std::lround(l_.local_bw / nccl::kNvlinkBw[static_cast<std::size_t>(l_.arch)]));
       channels = nccl::p2p_send_channels(peer, nccl::p2p_channels(comm_channels_, nvlinks, static_cast<int>(l_.n)));
