@@ -343,16 +343,16 @@ inline constexpr std::array<double, 4> kNvlinkBw = {20.0, 20.0, 20.6, 40.1};
 /// src/init.cc: 512 KiB).
 inline constexpr double kP2pNvlChunk = 512.0 * 1024;
 
+/// The communicator's channels for sends and receives (p2pnChannels,
+/// paths.cc ncclTopoComputeP2pChannels): its channels rounded up to a
+/// power of two, at most MAXCHANNELS.
+int p2p_comm_channels(int comm_channels);
+
 /// The channels NCCL gives sends and receives between ranks joined by
 /// NVLink in one node: `per_peer` (p2pnChannelsPerPeer, paths.cc: 2 per
 /// NVLink to the peer, as a power of two, at most the communicator's) and
 /// `start` (enqueue.cc: per_peer halved while start x ranks exceeds the
 /// communicator's p2pnChannels, its channels as a power of two).
-/// The communicator's channels for sends and receives (p2pnChannels,
-/// connect.cc ncclTopoComputeP2pChannels): its channels rounded up to a
-/// power of two, at most MAXCHANNELS.
-int p2p_comm_channels(int comm_channels);
-
 struct P2pChannels {
   int per_peer = 1;
   int start = 1;
