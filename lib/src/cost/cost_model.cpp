@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -556,11 +557,10 @@ class Pricer {
   // channels' maximum within a few MiB.
   // Not for a kernel's own sends (CollectiveQuery::nccl_sends).
   double p2p_channel_bus(Collective op, Protocol p, double s) const {
-    if ((op != Collective::sendrecv && op != Collective::alltoall) || !nccl_sends_ || l_.groups != 1 || l_.local_pcie ||
-        !l_.all_scale_up || amd() || l_.arch < 2 || l_.arch > 3)
-      return kInf;
-    const int nvlinks = static_cast<int>(std::lround(l_.local_bw / nccl::kNvlinkBw[static_cast<std::size_t>(l_.arch)]));
-    const nccl::P2pChannels ch = nccl::p2p_channels(comm_channels_, nvlinks, static_cast<int>(l_.n));
+    if ((op != Collective::sendrecv && op != Collective::alltoall) || !nccl_sends_) return kInf;
+    const std::optional<nccl::P2pChannels> domain = domain_p2p_channels();
+    if (!domain) return kInf;
+    const nccl::P2pChannels& ch = *domain;
     // LL's lines carry 8 bytes of data in 16.
     const double line = p == Protocol::ll ? nccl::kRingLLFactor : 1.0;
     if (op == Collective::alltoall) {
@@ -580,13 +580,18 @@ class Pricer {
   // 16 KiB (its enqueue.cc, on gfx942 and gfx950).
   Protocol p2p_protocol(Collective op, std::uint64_t bytes) const {
     const double peer = op == Collective::alltoall ? static_cast<double>(bytes) / l_.n : static_cast<double>(bytes);
-    double channels = 1;
-    if (l_.groups == 1 && !l_.local_pcie && l_.all_scale_up && !amd() && l_.arch >= 2 && l_.arch <= 3) {
-      const int nvlinks =
-          static_cast<int>(std::lround(l_.local_bw / nccl::kNvlinkBw[static_cast<std::size_t>(l_.arch)]));
-      channels = nccl::p2p_send_channels(peer, nccl::p2p_channels(comm_channels_, nvlinks, static_cast<int>(l_.n)));
-    }
+    const std::optional<nccl::P2pChannels> domain = domain_p2p_channels();
+    const double channels = domain ? nccl::p2p_send_channels(peer, *domain) : 1;
     return peer <= channels * nccl::kP2pLLThreshold ? Protocol::ll : Protocol::simple;
+  }
+
+  // The channels NCCL gives a send between GPUs of one Hopper or Blackwell
+  // NVLink domain (nccl::p2p_channels, from the links to a peer); empty
+  // elsewhere (across islands, PCIe, other generations, AMD GPUs).
+  std::optional<nccl::P2pChannels> domain_p2p_channels() const {
+    if (l_.groups != 1 || l_.local_pcie || !l_.all_scale_up || amd() || l_.arch < 2 || l_.arch > 3) return std::nullopt;
+    const int nvlinks = static_cast<int>(std::lround(l_.local_bw / nccl::kNvlinkBw[static_cast<std::size_t>(l_.arch)]));
+    return nccl::p2p_channels(comm_channels_, nvlinks, static_cast<int>(l_.n));
   }
 
   // The steps an all-to-all's sends take in turn: the batches a channel
@@ -596,9 +601,11 @@ class Pricer {
   // send, on AMD GPUs, whose RCCL the batch rule is not read for, and for
   // a kernel's own sends (CollectiveQuery::nccl_sends).
   double p2p_batches(Collective op, std::uint32_t groups) const {
-    if (op != Collective::alltoall || amd() || !nccl_sends_) return 1;
+    if (!batched(op)) return 1;
     return nccl::p2p_batches(static_cast<int>(l_.n), static_cast<int>(groups), nccl::p2p_comm_channels(comm_channels_));
   }
+  // Whether `op` runs NCCL's batches of sends (p2p_batches).
+  bool batched(Collective op) const { return op == Collective::alltoall && !amd() && nccl_sends_; }
 
   // NCCL's own estimate (its tuner's) of (a, p) with latency `latency_us`;
   // negative where NCCL has no model (all-to-all, sendrecv, LPUs).
@@ -927,6 +934,8 @@ class Pricer {
           amd() && algo <= ring ? rccl::kHwLatency[row][algo][proto] : nccl::kHwLatency[row][algo][proto];
       return row == intra_hw ? step + mnnvl_step : step;
     };
+    // An all-to-all's steps in turn: `batches` when given, else NCCL's.
+    auto waves = [&] { return batches > 0 ? static_cast<double>(batches) : p2p_batches(op, l_.groups); };
     switch (a) {
       case Algorithm::ring: {
         if (op == Collective::broadcast || op == Collective::reduce)
@@ -964,15 +973,13 @@ class Pricer {
         const double b = base(ring);
         const double h = hw(intra_hw, ring);
         const double g = l_.max_group;
-        if (op == Collective::alltoall)
-          return b + h + (multi ? (batches > 0 ? batches : p2p_batches(op, l_.groups)) * inter(nccl::kRing) : 0.0);
+        if (op == Collective::alltoall) return b + h + (multi ? waves() * inter(nccl::kRing) : 0.0);
         const double inter_steps = op == Collective::allreduce ? 2 * (groups - 1) : groups - 1;
         const double intra_phases = op == Collective::allreduce ? 2 : 1;
         return (intra_phases + 1) * b + intra_phases * (g - 1) * h + inter_steps * inter(nccl::kRing);
       }
       case Algorithm::p2p:
-        return base(ring) +
-               (batches > 0 ? batches : p2p_batches(op, l_.groups)) * (multi ? inter(nccl::kRing) : hw(intra_hw, ring));
+        return base(ring) + waves() * (multi ? inter(nccl::kRing) : hw(intra_hw, ring));
       case Algorithm::allpairs:
         // One launch and two hops (to the peers and back), at RCCL's rates
         // for a step over xGMI: 13.6 us for LL, 21.2 for Simple.
@@ -1193,9 +1200,8 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.protocol = best_protocol;
   out.latency_us = best_latency;
   pricer.report_launch(best_algorithm, s, out);
-  if (query.op == Collective::alltoall &&
-      (best_algorithm == Algorithm::p2p || best_algorithm == Algorithm::hierarchical) &&
-      best_protocol != Protocol::scheduled && !pricer.amd() && query.nccl_sends) {
+  if (pricer.batched(query.op) && (best_algorithm == Algorithm::p2p || best_algorithm == Algorithm::hierarchical) &&
+      best_protocol != Protocol::scheduled) {
     out.p2p_batches = static_cast<std::uint32_t>(pricer.p2p_batches(query.op, layout.groups));
     out.p2p_batch_us =
         best_latency - pricer.latency(best_algorithm, best_protocol, query.op, s, false, pricer.amd(), false, 1);
