@@ -310,10 +310,13 @@ TEST_CASE("every published point is priced within the issue's error bounds") {
   // MiB to 16 GiB: -7..+3 %): check 5.0 %, 21.0 %. Blackwell's all-to-alls
   // inside one domain on NCCL's 32 send channels (c38, a146, a152, a161,
   // a395-a402: mean |error| 10.0 -> 8.2 %, worst +24.9 -> -12.6 %): check
-  // 20.8 %.
-  check_reached("all", s.all, {0.047, 0.201, 1.95});
+  // 20.8 %. Then a send's CTA at a rate of its own (kP2pChannelBw, fitted
+  // on c39, now a fit point) instead of NVLS's: those Blackwell all-to-alls
+  // and the sends (a261-a267) from a mean |error| 8.0 to 4.2 %, a146 +15 %,
+  // a262 +10 %: all 4.4 %, 20.0 %; fit 1.8 %; check 4.8 %, 20.8 %.
+  check_reached("all", s.all, {0.045, 0.201, 1.95});
   check_reached("fit", s.fit, {0.02, 0.065, 1.20});
-  check_reached("check", s.check, {0.052, 0.215, 1.95});
+  check_reached("check", s.check, {0.05, 0.215, 1.95});
   // Measurements the model cannot reproduce (their setups say why) are
   // listed apart, few, and kept from drifting further.
   CHECK(s.fit.count + s.check.count + s.outliers.count == s.results.size());

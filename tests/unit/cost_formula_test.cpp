@@ -449,8 +449,8 @@ TEST_CASE("NCCL's sends go LL up to 16 KiB a channel, Simple above, whatever the
   };
   // An all-to-all's part is the buffer / ranks: 16 KiB a peer on one
   // channel is LL, 32 KiB (still one channel: parts of 64 KiB) Simple.
-  CHECK(protocol(node, Collective::alltoall, 8 * 16384) == Protocol::ll);
-  CHECK(protocol(node, Collective::alltoall, 8 * 32768) == Protocol::simple);
+  CHECK(protocol(node, Collective::alltoall, std::uint64_t{8} * 16384) == Protocol::ll);
+  CHECK(protocol(node, Collective::alltoall, std::uint64_t{8} * 32768) == Protocol::simple);
   CHECK(protocol(node, Collective::alltoall, 1 << 20) == Protocol::simple);
   const std::array<DeviceId, 2> pair{node[0], first(t, 16)[8]};
   CHECK(protocol(pair, Collective::sendrecv, 16384) == Protocol::ll);
@@ -783,13 +783,13 @@ TEST_CASE("a send among 8 H100s of one node runs on NCCL's channels for its size
   Topology t = preset("dgx-h100:nodes=1");
   CostModel model(t);
   auto ranks = first(t, 8);
-  // 32 MiB: 4 channels of 8 MiB, each at the rate an NVLS channel's CTA
-  // walks, far under the 18 NVLinks.
+  // 32 MiB: 4 channels of 8 MiB, each at a send CTA's rate, far under the
+  // 18 NVLinks.
   const double mid = 32.0 * 1048576;
   CollectiveCost c = model.collective({ranks, Collective::sendrecv, std::uint64_t{32} << 20});
   CHECK(c.protocol == Protocol::simple);
-  CHECK(c.time_us == Approx(c.latency_us + us(mid, 4 * nccl::kNvlsChannelBw)).epsilon(1e-9));
-  // 1 GiB: 32 channels would move 608 GB/s; the links bind.
+  CHECK(c.time_us == Approx(c.latency_us + us(mid, 4 * nccl::kP2pChannelBw)).epsilon(1e-9));
+  // 1 GiB: 32 channels would move 666 GB/s; the links bind.
   const double large = kGiB;
   CollectiveCost l = model.collective({ranks, Collective::sendrecv, std::uint64_t{1} << 30});
   CHECK(l.time_us == Approx(l.latency_us + us(large, kNvl)).epsilon(1e-9));

@@ -545,14 +545,13 @@ class Pricer {
 
   // A send and receive inside one NVLink domain runs on the channels NCCL
   // gives its size (nccl::p2p_send_channels), each one CTA copying its part
-  // at the rate one NVLS channel's CTA walks (kNvlsChannelBw, Hopper and
-  // Blackwell; LL's lines half of it): 4 channels for 32 MiB among 8
-  // H100s, 76 GB/s where the links would take 370. An all-to-all's peers
-  // each take their part's channels, together at most the communicator's
-  // send channels (enqueue.cc spreads the rounds over them): 32 CTAs hold
-  // a GPU's sends to 608 GB/s, under Blackwell's 722 of NVLink (measured:
-  // 569-684 from 4 to 64 GPUs: c38, a146, a152, a161, a395-a397,
-  // a400-a402), above Hopper's 371. Unbounded elsewhere: no CTA rate is
+  // (nccl::kP2pChannelBw, Hopper and Blackwell; LL's lines half of it): 4
+  // channels for 32 MiB among 8 H100s, 83 GB/s where the links would take
+  // 370. An all-to-all's peers each take their part's channels, together at
+  // most the communicator's send channels (enqueue.cc spreads the rounds
+  // over them): 32 CTAs hold a GPU's sends to 666 GB/s, under Blackwell's
+  // 722 of NVLink (measured: 569-684 from 4 to 64 GPUs: c38, a146, a152,
+  // a161, a395-a397, a400-a402), above Hopper's 371. Unbounded elsewhere: no CTA rate is
   // measured there, and across nodes NCCL's 128 KiB parts reach the
   // channels' maximum within a few MiB.
   // Not for a kernel's own sends (CollectiveQuery::nccl_sends).
@@ -567,9 +566,9 @@ class Pricer {
       const double peers = l_.n - 1;
       const double channels =
           std::min<double>(nccl::p2p_comm_channels(comm_channels_), peers * nccl::p2p_send_channels(s / l_.n, ch));
-      return channels * nccl::kNvlsChannelBw * line;
+      return channels * nccl::kP2pChannelBw * line;
     }
-    return nccl::p2p_send_channels(s, ch) * nccl::kNvlsChannelBw * line;
+    return nccl::p2p_send_channels(s, ch) * nccl::kP2pChannelBw * line;
   }
 
   // The protocol NCCL gives a send (enqueue.cc addP2pToPlan): LL while a

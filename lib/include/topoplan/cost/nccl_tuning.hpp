@@ -113,11 +113,21 @@ inline constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 /// minimises their squared relative errors and holds both within 5 %
 /// (topoplan-cost(7), "NVLS"). Checked on later curves: a GB200 rack on
 /// 2.29.2 (a127-a135) and a GB300 rack (a136-a140) within 10 %. On 8 H100s
-/// the links bind (16 x 19 x 9/8 = 342 > 0.85 x 370.8 = 315). A send's
-/// channel is one CTA copying too, and
-/// is priced at this rate (p2p_send_channels; measured sends move 20-21 GB/s
-/// a channel: c39, a261-a267).
+/// the links bind (16 x 19 x 9/8 = 342 > 0.85 x 370.8 = 315).
 inline constexpr double kNvlsChannelBw = 19.0;
+
+/// GB/s one send channel (one CTA copying its part to a peer over NVLink)
+/// moves: sendrecv and all-to-all inside one NVLink domain run on the
+/// channels p2p_send_channels gives them, each at this rate. A send's CTA
+/// only copies (no multimem reduction, no scatter and gather stages), so it
+/// is not NVLS's rate. Not an NCCL constant: fitted on one point, a B200
+/// node's 16 GiB send and receive on its 32 channels (c39, MGHPCC: 666 GB/s,
+/// 20.8 a channel), where the links (722) do not bind. Checked on the sends
+/// of a B200 pair from 16 MiB to 4 GiB (a265-a267) and of 8 H100s at 32 and
+/// 256 MiB (a261, a262: 19.9 and 18.7 a channel), and on Blackwell's
+/// all-to-alls inside a domain, 32 channels at 569-684 GB/s from 4 to 64
+/// GPUs (c38, a146, a152, a161, a395-a397, a400-a402).
+inline constexpr double kP2pChannelBw = 20.8;
 
 /// GB/s one channel (one CTA) of a Hopper GPU moves into and out of the
 /// network: a ring's channel crossing to the next node, an NVLSTree
