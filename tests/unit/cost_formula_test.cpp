@@ -779,6 +779,25 @@ TEST_CASE("RCCL's MSCCL all-pairs on 8 MI300X: two xGMI steps of RCCL's latency,
   CHECK(simple.tiers()[0].bandwidth == Approx(links));
 }
 
+TEST_CASE("an all-to-all on few channels takes no less time as it grows") {
+  // NCCL gives each peer more channels as its part grows (64 KiB a channel
+  // at first), so the channels' bound grows with the size; the links' ramp
+  // must not apply on top of it, or 4 H100s' 1 MiB all-to-all would beat
+  // their 256 KiB one.
+  Topology t = preset("dgx-h100:nodes=1");
+  CostModel model(t);
+  for (const std::size_t n : {std::size_t{4}, std::size_t{8}}) {
+    auto ranks = first(t, n);
+    double previous = 0;
+    for (std::uint64_t bytes = 4096; bytes <= (std::uint64_t{64} << 20); bytes *= 2) {
+      INFO(n << " ranks, " << bytes << " B");
+      CollectiveCost c = model.collective({ranks, Collective::alltoall, bytes, Algorithm::p2p});
+      CHECK(c.time_us >= previous);
+      previous = c.time_us;
+    }
+  }
+}
+
 TEST_CASE("a send among 8 H100s of one node runs on NCCL's channels for its size, one CTA each") {
   Topology t = preset("dgx-h100:nodes=1");
   CostModel model(t);

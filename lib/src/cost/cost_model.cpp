@@ -477,6 +477,14 @@ class Pricer {
     double bus = raw_us > 0 ? s / (raw_us * 1e3) * norm : kInf;
     bus = protocol_bus(a, p, bus, ring_.channels, false, inside);
     const double channel_bus = p2p_channel_bus(op, p, s);
+    // An all-to-all's links ramp with its size, but not its channels: NCCL
+    // gives a peer more of them as its part grows (p2p_send_channels), so
+    // they are already its size dependence, as a send's are. Ramping both
+    // made a larger all-to-all of few channels faster than a smaller one
+    // (4 H100s: 27.6 us at 256 KiB, 21.3 at 1 MiB).
+    const bool channels_ramp_free = channel_bus < kInf;
+    if (channels_ramp_free && op == Collective::alltoall && ramp_)
+      bus *= nccl::ramp_efficiency(s, pipeline_unit(a, proto));
     bus = std::min(bus, channel_bus);
     // A tree's chains inside the groups are the one-node tree's, whatever
     // runs beyond them: LL128 moves them at NCCL's one-node rate (7/9 of the
@@ -494,11 +502,11 @@ class Pricer {
     // No ramp where the size dependence is priced otherwise: RCCL's LL ratio
     // is what LL reaches at the sizes RCCL gives it (up to 1 MiB); MSCCL's
     // XML walks the buffer in a fixed number of chunks, whose cost is in its
-    // latency; a send inside a domain runs on NCCL's channels for its size.
-    // An all-to-all keeps the ramp under its channels' bound: 8 H100s'
-    // 32 MiB (a259) runs at the links' ramped rate, 37 % under them unramped.
-    const bool no_ramp =
-        (amd() && p == Protocol::ll) || a == Algorithm::allpairs || (channel_bus < kInf && op == Collective::sendrecv);
+    // latency; a send inside a domain runs on NCCL's channels for its size;
+    // an all-to-all's links took the ramp above, under its channels' bound
+    // (8 H100s' 32 MiB, a259, runs at the links' ramped rate, 37 % under
+    // them unramped).
+    const bool no_ramp = (amd() && p == Protocol::ll) || a == Algorithm::allpairs || channels_ramp_free;
     const double eta = ramp_ && !no_ramp ? nccl::ramp_efficiency(s, pipeline_unit(a, proto)) : 1.0;
     out.links_us = transfer_us(s, alg) / eta;
     out.channels_us = network_channels_us(a, p, op, s, inside);
