@@ -559,9 +559,9 @@ class Pricer {
   // most the communicator's send channels (enqueue.cc spreads the rounds
   // over them): 32 CTAs hold a GPU's sends to 666 GB/s, under Blackwell's
   // 722 of NVLink (measured: 569-684 from 4 to 64 GPUs: c38, a146, a152,
-  // a161, a395-a397, a400-a402), above Hopper's 371. Unbounded elsewhere: no CTA rate is
-  // measured there, and across nodes NCCL's 128 KiB parts reach the
-  // channels' maximum within a few MiB.
+  // a161, a395-a397, a400-a402), above Hopper's 371. Unbounded elsewhere:
+  // no CTA rate is measured there, and across nodes NCCL's 128 KiB parts
+  // reach the channels' maximum within a few MiB.
   // Not for a kernel's own sends (CollectiveQuery::nccl_sends).
   double p2p_channel_bus(Collective op, Protocol p, double s) const {
     if ((op != Collective::sendrecv && op != Collective::alltoall) || !nccl_sends_) return kInf;
