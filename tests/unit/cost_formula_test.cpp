@@ -798,6 +798,36 @@ TEST_CASE("an all-to-all on few channels takes no less time as it grows") {
   }
 }
 
+TEST_CASE("the report names the send channels where they, not the links, set the transfer") {
+  Topology t = preset("dgx-h100:nodes=1");
+  CostModel model(t);
+  // 32 MiB from each of 8 H100s to the next: 4 channels bind (83 GB/s).
+  CollectiveCost send = model.collective({first(t, 8), Collective::sendrecv, std::uint64_t{32} << 20});
+  CHECK(send.send_channels == 4);
+  CHECK(send.send_channels_per_peer == 4);
+  CHECK(send.send_channels_us == Approx(us(32.0 * 1048576, 4 * nccl::kP2pChannelBw)));
+  CHECK(send.time_us == Approx(send.latency_us + send.send_channels_us));
+  // 4 H100s' 256 KiB all-to-all: 64 KiB parts, one channel a peer, 3 in
+  // all (62 GB/s), under the links' ramped rate; at 1 GiB the links bind.
+  CollectiveCost small = model.collective({first(t, 4), Collective::alltoall, std::uint64_t{256} << 10});
+  CHECK(small.send_channels == 3);
+  CHECK(small.send_channels_per_peer == 1);
+  CollectiveCost large = model.collective({first(t, 8), Collective::alltoall, std::uint64_t{1} << 30});
+  CHECK(large.send_channels == 0);
+  // 8 GB200s' 512 MiB: 64 MiB parts on 4 channels each, 28 in all (582
+  // GB/s), under Blackwell's 722 of NVLink.
+  Topology rack = preset("gb200-nvl72:racks=1");
+  CollectiveCost ep = CostModel(rack).collective({first(rack, 8), Collective::alltoall, std::uint64_t{512} << 20});
+  CHECK(ep.send_channels == 28);
+  CHECK(ep.send_channels_per_peer == 4);
+  CHECK(ep.time_us == Approx(ep.latency_us + us(512.0 * 1048576 * 7 / 8, 28 * nccl::kP2pChannelBw)));
+  // Across nodes NCCL's sends are not bound by a CTA rate.
+  Topology two = preset("dgx-h100:nodes=2");
+  CollectiveCost across =
+      CostModel(two).collective({first(two, 16), Collective::alltoall, std::uint64_t{32} << 20, Algorithm::p2p});
+  CHECK(across.send_channels == 0);
+}
+
 TEST_CASE("a send among 8 H100s of one node runs on NCCL's channels for its size, one CTA each") {
   Topology t = preset("dgx-h100:nodes=1");
   CostModel model(t);

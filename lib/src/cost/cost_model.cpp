@@ -458,6 +458,7 @@ class Pricer {
   // the longer of the two) and the pipeline's fill.
   struct Parts {
     double latency_us = 0, links_us = 0, channels_us = 0, fill_us = 0;
+    bool send_channels_bind = false;  // links_us is the send channels' pace
     double total() const { return latency_us + std::max(links_us, channels_us) + fill_us; }
   };
   Parts physical_parts(Algorithm a, Protocol p, Collective op, double s, double raw_us, double latency_us,
@@ -485,6 +486,7 @@ class Pricer {
     const bool channels_ramp_free = channel_bus < kInf;
     if (channels_ramp_free && op == Collective::alltoall && ramp_)
       bus *= nccl::ramp_efficiency(s, pipeline_unit(a, proto));
+    out.send_channels_bind = channel_bus < bus;
     bus = std::min(bus, channel_bus);
     // A tree's chains inside the groups are the one-node tree's, whatever
     // runs beyond them: LL128 moves them at NCCL's one-node rate (7/9 of the
@@ -564,19 +566,30 @@ class Pricer {
   // reach the channels' maximum within a few MiB.
   // Not for a kernel's own sends (CollectiveQuery::nccl_sends).
   double p2p_channel_bus(Collective op, Protocol p, double s) const {
-    if ((op != Collective::sendrecv && op != Collective::alltoall) || !nccl_sends_) return kInf;
-    const std::optional<nccl::P2pChannels> domain = domain_p2p_channels();
-    if (!domain) return kInf;
-    const nccl::P2pChannels& ch = *domain;
+    const SendChannels ch = send_channels(op, s);
+    if (ch.total == 0) return kInf;
     // LL's lines carry 8 bytes of data in 16.
     const double line = p == Protocol::ll ? nccl::kRingLLFactor : 1.0;
-    if (op == Collective::alltoall) {
-      const double peers = l_.n - 1;
-      const double channels =
-          std::min<double>(nccl::p2p_comm_channels(comm_channels_), peers * nccl::p2p_send_channels(s / l_.n, ch));
-      return channels * nccl::kP2pChannelBw * line;
+    return ch.total * nccl::kP2pChannelBw * line;
+  }
+
+  // The send channels p2p_channel_bus prices: a GPU's (at most the
+  // communicator's send channels for an all-to-all's peers together) and
+  // one peer's; none outside one NVLink domain or for a kernel's own sends.
+  struct SendChannels {
+    int total = 0, per_peer = 0;
+  };
+  SendChannels send_channels(Collective op, double s) const {
+    if ((op != Collective::sendrecv && op != Collective::alltoall) || !nccl_sends_) return {};
+    const std::optional<nccl::P2pChannels> domain = domain_p2p_channels();
+    if (!domain) return {};
+    if (op == Collective::sendrecv) {
+      const int n = nccl::p2p_send_channels(s, *domain);
+      return {n, n};
     }
-    return nccl::p2p_send_channels(s, ch) * nccl::kP2pChannelBw * line;
+    const int per_peer = nccl::p2p_send_channels(s / l_.n, *domain);
+    const int peers = static_cast<int>(l_.n) - 1;
+    return {std::min(nccl::p2p_comm_channels(comm_channels_), peers * per_peer), per_peer};
   }
 
   // The protocol NCCL gives a send (enqueue.cc addP2pToPlan): LL while a
@@ -1109,6 +1122,9 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.nvls_chunk_bytes = 0;
   out.network_channels = 0;
   out.network_channels_us = 0;
+  out.send_channels = 0;
+  out.send_channels_per_peer = 0;
+  out.send_channels_us = 0;
   out.p2p_batches = 0;
   out.p2p_batch_us = 0;
   out.op = query.op;
@@ -1220,13 +1236,19 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   // The choice's time where the loop did not take it, and where the
   // channels' pace through the NICs sets the transfer, which: one pricing.
   const int channels = pricer.network_channels(best_algorithm, best_protocol, false);
-  if (best_time < 0 || channels > 0) {
+  const auto sends = best_algorithm == Algorithm::p2p ? pricer.send_channels(query.op, s) : Pricer::SendChannels{};
+  if (best_time < 0 || channels > 0 || sends.total > 0) {
     const auto parts = pricer.physical_parts(best_algorithm, best_protocol, query.op, s, tiers.time_us(), best_latency,
                                              false, tiers.time_us(true));
     if (best_time < 0) best_time = parts.total();
     if (channels > 0 && parts.channels_us > parts.links_us) {
       out.network_channels = static_cast<std::uint32_t>(channels);
       out.network_channels_us = parts.channels_us;
+    }
+    if (sends.total > 0 && parts.send_channels_bind) {
+      out.send_channels = static_cast<std::uint32_t>(sends.total);
+      out.send_channels_per_peer = static_cast<std::uint32_t>(sends.per_peer);
+      out.send_channels_us = parts.links_us;
     }
   }
   Priced best_priced;
@@ -1310,6 +1332,9 @@ void copy_result(const CollectiveCost& from, CollectiveCost& to) {
   to.bottleneck = from.bottleneck;
   to.network_channels = from.network_channels;
   to.network_channels_us = from.network_channels_us;
+  to.send_channels = from.send_channels;
+  to.send_channels_per_peer = from.send_channels_per_peer;
+  to.send_channels_us = from.send_channels_us;
   to.p2p_batches = from.p2p_batches;
   to.p2p_batch_us = from.p2p_batch_us;
   to.tier_count = from.tier_count;

@@ -134,6 +134,14 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
     j.field("time_us", c.network_channels_us, 3);
     j.end_object();
   }
+  if (c.send_channels > 0) {
+    j.key("send_channels").begin_object();
+    j.field("channels", c.send_channels);
+    j.field("per_peer", c.send_channels_per_peer);
+    j.field("gbps_per_channel", nccl::kP2pChannelBw, 1);
+    j.field("time_us", c.send_channels_us, 3);
+    j.end_object();
+  }
   j.key("levels").begin_array();
   for (const TierCost& tier : c.tiers()) {
     j.begin_object();
@@ -204,6 +212,9 @@ std::string bottleneck_text(const CostModel& model, const CollectiveCost& cost) 
     if (!outside(t)) return channels + " through the NICs";
     return fmt::format("{} {} ({})", what, tier_where(model.topology(), model.fabric(), t), channels);
   }
+  // Where NCCL's send channels, not the links, set a send's transfer.
+  if (cost.send_channels > 0)
+    return fmt::format("{} send channels at {} GB/s", cost.send_channels, nccl::kP2pChannelBw);
   return fmt::format("{} {}", what, tier_where(model.topology(), model.fabric(), t));
 }
 
@@ -248,6 +259,10 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
   if (c.network_channels > 0)
     fmt::print(out, "  channels    {} channels through each node's NICs at {} GB/s a channel set the transfer: {} us\n",
                c.network_channels, nccl::kHopperNetChannelBw, fixed(c.network_channels_us, 3));
+  if (c.send_channels > 0)
+    fmt::print(out, "  channels    {} send channels{} at {} GB/s a channel set the transfer: {} us\n", c.send_channels,
+               c.send_channels_per_peer < c.send_channels ? fmt::format(" ({} a peer)", c.send_channels_per_peer) : "",
+               nccl::kP2pChannelBw, fixed(c.send_channels_us, 3));
   if (c.p2p_batches > 1)
     fmt::print(out, "  sends       {} batches of up to {} peers a channel, one after another: {} us of the latency\n",
                c.p2p_batches, nccl::kP2pPerBatch, fixed(c.p2p_batch_us, 3));

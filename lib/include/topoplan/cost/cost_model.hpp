@@ -119,6 +119,13 @@ struct CollectiveCost {
   /// take, which replaces the links' transfer in time_us. 0 elsewhere.
   std::uint32_t network_channels = 0;
   double network_channels_us = 0;
+  /// Where NCCL's send channels inside one NVLink domain, not its links, set
+  /// a sendrecv's or all-to-all's transfer (nccl::p2p_send_channels, one CTA
+  /// each at nccl::kP2pChannelBw): the channels a GPU's sends run on, those
+  /// of one peer, and the transfer's time at their pace. 0 elsewhere.
+  std::uint32_t send_channels = 0;
+  std::uint32_t send_channels_per_peer = 0;
+  double send_channels_us = 0;
   /// An NCCL all-to-all's sends (p2p or hierarchical; not on AMD GPUs): the
   /// work batches of up to 8 peers each channel runs in turn
   /// (nccl::p2p_batches), and the latency those after the first add to
