@@ -798,6 +798,25 @@ TEST_CASE("an all-to-all on few channels takes no less time as it grows") {
   }
 }
 
+TEST_CASE("the report gives the pipeline's fill, which with the latency and the bottleneck makes the time") {
+  Topology t = preset("gb200-nvl72:racks=1");
+  CostModel model(t);
+  // NVLS has no size ramp: its time is the latency, its NVLS tier and the
+  // fill of its first loop.
+  CollectiveCost nvls = model.collective({first(t, 72), Collective::allreduce, kGiB});
+  REQUIRE(nvls.algorithm == Algorithm::nvls);
+  REQUIRE(nvls.bottleneck != kNone);
+  CHECK(nvls.fill_us > 0);
+  CHECK(nvls.time_us == Approx(nvls.latency_us + nvls.tiers()[nvls.bottleneck].time_us + nvls.fill_us));
+  // A ring forwards as it goes: no fill.
+  CollectiveCost ring = model.collective({first(t, 72), Collective::allreduce, kGiB, Algorithm::ring});
+  CHECK(ring.fill_us == 0);
+  // Nor does LL, which carries a flag in every line.
+  CollectiveCost small = model.collective({first(t, 8), Collective::allreduce, 4096, Algorithm::ring});
+  CHECK(small.protocol != Protocol::simple);
+  CHECK(small.fill_us == 0);
+}
+
 TEST_CASE("the report names the send channels where they, not the links, set the transfer") {
   Topology t = preset("dgx-h100:nodes=1");
   CostModel model(t);

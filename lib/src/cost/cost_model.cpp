@@ -1125,6 +1125,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.send_channels = 0;
   out.send_channels_per_peer = 0;
   out.send_channels_us = 0;
+  out.fill_us = 0;
   out.p2p_batches = 0;
   out.p2p_batch_us = 0;
   out.op = query.op;
@@ -1237,7 +1238,10 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   // channels' pace through the NICs sets the transfer, which: one pricing.
   const int channels = pricer.network_channels(best_algorithm, best_protocol, false);
   const auto sends = best_algorithm == Algorithm::p2p ? pricer.send_channels(query.op, s) : Pricer::SendChannels{};
-  if (best_time < 0 || channels > 0 || sends.total > 0) {
+  const bool fills =
+      best_protocol == Protocol::simple &&
+      (best_algorithm == Algorithm::tree || best_algorithm == Algorithm::nvls || best_algorithm == Algorithm::nvlstree);
+  if (best_time < 0 || channels > 0 || sends.total > 0 || fills) {
     const auto parts = pricer.physical_parts(best_algorithm, best_protocol, query.op, s, tiers.time_us(), best_latency,
                                              false, tiers.time_us(true));
     if (best_time < 0) best_time = parts.total();
@@ -1250,6 +1254,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
       out.send_channels_per_peer = static_cast<std::uint32_t>(sends.per_peer);
       out.send_channels_us = parts.links_us;
     }
+    out.fill_us = parts.fill_us;
   }
   Priced best_priced;
   best_priced.time_us = best_time;
@@ -1335,6 +1340,7 @@ void copy_result(const CollectiveCost& from, CollectiveCost& to) {
   to.send_channels = from.send_channels;
   to.send_channels_per_peer = from.send_channels_per_peer;
   to.send_channels_us = from.send_channels_us;
+  to.fill_us = from.fill_us;
   to.p2p_batches = from.p2p_batches;
   to.p2p_batch_us = from.p2p_batch_us;
   to.tier_count = from.tier_count;

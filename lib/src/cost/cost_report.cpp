@@ -134,6 +134,7 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
     j.field("time_us", c.network_channels_us, 3);
     j.end_object();
   }
+  if (c.fill_us > 0) j.field("fill_us", c.fill_us, 3);
   if (c.send_channels > 0) {
     j.key("send_channels").begin_object();
     j.field("channels", c.send_channels);
@@ -218,6 +219,20 @@ std::string bottleneck_text(const CostModel& model, const CollectiveCost& cost) 
   return fmt::format("{} {}", what, tier_where(model.topology(), model.fabric(), t));
 }
 
+// What a choice's pipeline fill is made of (fill_us).
+std::string_view fill_text(Algorithm a) {
+  switch (a) {
+    case Algorithm::tree:
+      return "the first chunk up and down the tree";
+    case Algorithm::nvls:
+      return "NVLS's first loop through its stages";
+    case Algorithm::nvlstree:
+      return "NVLS's first loop and the network tree's hops";
+    default:
+      return "the first chunk through the hops";
+  }
+}
+
 std::string ep_kernel_text(const EpKernelReport& k) {
   std::string text = fmt::format("{} {}:", ep_kernel_name(k.kernel), ep_phase_name(k.phase));
   const EpDispatchTerms& t = k.terms;
@@ -259,6 +274,9 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
   if (c.network_channels > 0)
     fmt::print(out, "  channels    {} channels through each node's NICs at {} GB/s a channel set the transfer: {} us\n",
                c.network_channels, nccl::kHopperNetChannelBw, fixed(c.network_channels_us, 3));
+  if (c.fill_us > 0)
+    fmt::print(out, "  fill        {} us until the pipeline is full ({})\n", fixed(c.fill_us, 3),
+               fill_text(c.algorithm));
   if (c.send_channels > 0)
     fmt::print(out, "  channels    {} send channels{} at {} GB/s a channel set the transfer: {} us\n", c.send_channels,
                c.send_channels_per_peer < c.send_channels ? fmt::format(" ({} a peer)", c.send_channels_per_peer) : "",

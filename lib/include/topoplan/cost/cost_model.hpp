@@ -126,6 +126,10 @@ struct CollectiveCost {
   std::uint32_t send_channels = 0;
   std::uint32_t send_channels_per_peer = 0;
   double send_channels_us = 0;
+  /// The pipeline's fill in time_us (Simple trees, NVLS and NVLSTree): how
+  /// long the first chunks take through the stages and hops before the
+  /// transfer runs at its rate. 0 where there is none.
+  double fill_us = 0;
   /// An NCCL all-to-all's sends (p2p or hierarchical; not on AMD GPUs): the
   /// work batches of up to 8 peers each channel runs in turn
   /// (nccl::p2p_batches), and the latency those after the first add to
