@@ -278,7 +278,7 @@ Action setup_cost(CLI::App& command) {
       "or all-to-all's send channels, not the links, set it; a 'sends' line, when an\n"
       "all-to-all's channels each run its sends in several batches of 8 peers, one after\n"
       "another (many nodes); a 'fill' line, how long the pipeline takes to fill (trees,\n"
-      "NVLS).\n"
+      "NVLS); a 'heads' line, when NCCL's per-head NVLSTree cap sets the transfer.\n"
       "Without --devices, --first or --plan, all accelerators. With --plan and --job\n"
       "but no --collective: the job's communication per step by parallelism (TP, PP,\n"
       "DP, EP), with where each runs.\n"

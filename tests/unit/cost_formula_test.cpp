@@ -817,6 +817,24 @@ TEST_CASE("the report gives the pipeline's fill, which with the latency and the 
   CHECK(small.fill_us == 0);
 }
 
+TEST_CASE("the report names NCCL's per-head NVLSTree cap where it sets the transfer") {
+  // Two DGX H100s: NVLSTree's 8 heads held to 57.7 GB/s each (NCCL's
+  // perChMaxNVLSTreeBw for two Hopper nodes), under their NVLS links; the
+  // time is the latency, the fill and the transfer at the cap.
+  Topology two = preset("dgx-h100:nodes=2");
+  CollectiveCost c = CostModel(two).collective({first(two, 16), Collective::allreduce, kGiB});
+  REQUIRE(c.algorithm == Algorithm::nvlstree);
+  CHECK(c.nvls_heads == 8);
+  CHECK(c.nvlstree_cap_gbps == Approx(57.7));
+  CHECK(c.time_us == Approx(c.latency_us + c.fill_us + c.nvlstree_cap_us));
+  // Four: the channels' pace through the NICs binds before the cap.
+  Topology four = preset("dgx-h100:nodes=4");
+  CollectiveCost f = CostModel(four).collective({first(four, 32), Collective::allreduce, std::uint64_t{8} << 30});
+  REQUIRE(f.algorithm == Algorithm::nvlstree);
+  CHECK(f.network_channels == 16);
+  CHECK(f.nvlstree_cap_gbps == 0);
+}
+
 TEST_CASE("the report names the send channels where they, not the links, set the transfer") {
   Topology t = preset("dgx-h100:nodes=1");
   CostModel model(t);

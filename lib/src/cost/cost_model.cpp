@@ -459,6 +459,7 @@ class Pricer {
   struct Parts {
     double latency_us = 0, links_us = 0, channels_us = 0, fill_us = 0;
     bool send_channels_bind = false;  // links_us is the send channels' pace
+    double head_cap = 0;              // NVLSTree: NCCL's cap a head, where it binds
     double total() const { return latency_us + std::max(links_us, channels_us) + fill_us; }
   };
   Parts physical_parts(Algorithm a, Protocol p, Collective op, double s, double raw_us, double latency_us,
@@ -498,7 +499,10 @@ class Pricer {
     // is a cost of leaving the islands.
     if (a == Algorithm::nvlstree && !inside) {
       const double cap = nvlstree_cap();
-      if (cap > 0) bus = std::min(bus, nvls_.heads * cap);
+      if (cap > 0 && nvls_.heads * cap < bus) {
+        bus = nvls_.heads * cap;
+        out.head_cap = cap;
+      }
     }
     const double alg = bus / norm;
     // No ramp where the size dependence is priced otherwise: RCCL's LL ratio
@@ -1126,6 +1130,8 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.send_channels_per_peer = 0;
   out.send_channels_us = 0;
   out.fill_us = 0;
+  out.nvlstree_cap_gbps = 0;
+  out.nvlstree_cap_us = 0;
   out.p2p_batches = 0;
   out.p2p_batch_us = 0;
   out.op = query.op;
@@ -1255,6 +1261,10 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
       out.send_channels_us = parts.links_us;
     }
     out.fill_us = parts.fill_us;
+    if (parts.head_cap > 0 && parts.links_us >= parts.channels_us) {
+      out.nvlstree_cap_gbps = parts.head_cap;
+      out.nvlstree_cap_us = parts.links_us;
+    }
   }
   Priced best_priced;
   best_priced.time_us = best_time;
@@ -1341,6 +1351,8 @@ void copy_result(const CollectiveCost& from, CollectiveCost& to) {
   to.send_channels_per_peer = from.send_channels_per_peer;
   to.send_channels_us = from.send_channels_us;
   to.fill_us = from.fill_us;
+  to.nvlstree_cap_gbps = from.nvlstree_cap_gbps;
+  to.nvlstree_cap_us = from.nvlstree_cap_us;
   to.p2p_batches = from.p2p_batches;
   to.p2p_batch_us = from.p2p_batch_us;
   to.tier_count = from.tier_count;

@@ -135,6 +135,13 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
     j.end_object();
   }
   if (c.fill_us > 0) j.field("fill_us", c.fill_us, 3);
+  if (c.nvlstree_cap_gbps > 0) {
+    j.key("nvlstree_cap").begin_object();
+    j.field("heads", c.nvls_heads);
+    j.field("gbps_per_head", c.nvlstree_cap_gbps, 1);
+    j.field("time_us", c.nvlstree_cap_us, 3);
+    j.end_object();
+  }
   if (c.send_channels > 0) {
     j.key("send_channels").begin_object();
     j.field("channels", c.send_channels);
@@ -216,6 +223,10 @@ std::string bottleneck_text(const CostModel& model, const CollectiveCost& cost) 
   // Where NCCL's send channels, not the links, set a send's transfer.
   if (cost.send_channels > 0)
     return fmt::format("{} send channels at {} GB/s", cost.send_channels, nccl::kP2pChannelBw);
+  // Where NCCL's per-head NVLSTree cap, not a tier, sets the transfer.
+  if (cost.nvlstree_cap_gbps > 0)
+    return fmt::format("{} at NCCL's NVLSTree cap ({} GB/s a head)", plural(cost.nvls_heads, "head"),
+                       fixed(cost.nvlstree_cap_gbps, 1));
   return fmt::format("{} {}", what, tier_where(model.topology(), model.fabric(), t));
 }
 
@@ -277,6 +288,11 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
   if (c.fill_us > 0)
     fmt::print(out, "  fill        {} us until the pipeline is full ({})\n", fixed(c.fill_us, 3),
                fill_text(c.algorithm));
+  if (c.nvlstree_cap_gbps > 0)
+    fmt::print(
+        out,
+        "  heads       {} into the network tree at NCCL's NVLSTree cap of {} GB/s a head set the transfer: {} us\n",
+        plural(c.nvls_heads, "head"), fixed(c.nvlstree_cap_gbps, 1), fixed(c.nvlstree_cap_us, 3));
   if (c.send_channels > 0)
     fmt::print(out, "  channels    {} send channels{} at {} GB/s a channel set the transfer: {} us\n", c.send_channels,
                c.send_channels_per_peer < c.send_channels ? fmt::format(" ({} a peer)", c.send_channels_per_peer) : "",

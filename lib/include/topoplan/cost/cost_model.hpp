@@ -130,6 +130,11 @@ struct CollectiveCost {
   /// long the first chunks take through the stages and hops before the
   /// transfer runs at its rate. 0 where there is none.
   double fill_us = 0;
+  /// NVLSTree across islands where NCCL's per-channel NVLSTree cap
+  /// (perChMaxNVLSTreeBws, taken a head), not a tier, sets the transfer:
+  /// the cap a head and the transfer's time at nvls_heads of it. 0 elsewhere.
+  double nvlstree_cap_gbps = 0;
+  double nvlstree_cap_us = 0;
   /// An NCCL all-to-all's sends (p2p or hierarchical; not on AMD GPUs): the
   /// work batches of up to 8 peers each channel runs in turn
   /// (nccl::p2p_batches), and the latency those after the first add to
