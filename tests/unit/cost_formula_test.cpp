@@ -798,7 +798,7 @@ TEST_CASE("an all-to-all on few channels takes no less time as it grows") {
   }
 }
 
-TEST_CASE("the report gives the pipeline's fill, which with the latency and the bottleneck makes the time") {
+TEST_CASE("the report splits the time into latency, transfer and the pipeline's fill") {
   Topology t = preset("gb200-nvl72:racks=1");
   CostModel model(t);
   // NVLS has no size ramp: its time is the latency, its NVLS tier and the
@@ -808,13 +808,24 @@ TEST_CASE("the report gives the pipeline's fill, which with the latency and the 
   REQUIRE(nvls.bottleneck != kNone);
   CHECK(nvls.fill_us > 0);
   CHECK(nvls.time_us == Approx(nvls.latency_us + nvls.tiers()[nvls.bottleneck].time_us + nvls.fill_us));
-  // A ring forwards as it goes: no fill.
+  CHECK(nvls.transfer_us == Approx(nvls.tiers_us));
+  // A ring forwards as it goes: no fill. Its transfer is its tiers' time
+  // slowed by the size ramp, and with the latency it makes the time.
   CollectiveCost ring = model.collective({first(t, 72), Collective::allreduce, kGiB, Algorithm::ring});
   CHECK(ring.fill_us == 0);
+  CHECK(ring.transfer_us > ring.tiers_us);
+  CHECK(ring.time_us == Approx(ring.latency_us + ring.transfer_us));
   // Nor does LL, which carries a flag in every line.
   CollectiveCost small = model.collective({first(t, 8), Collective::allreduce, 4096, Algorithm::ring});
   CHECK(small.protocol != Protocol::simple);
   CHECK(small.fill_us == 0);
+  CHECK(small.time_us == Approx(small.latency_us + small.transfer_us));
+  // Across nodes, where the channels' pace sets the transfer.
+  Topology four = preset("dgx-h100:nodes=4");
+  CollectiveCost paced = CostModel(four).collective({first(four, 32), Collective::allreduce, std::uint64_t{8} << 30});
+  REQUIRE(paced.network_channels > 0);
+  CHECK(paced.transfer_us == Approx(paced.network_channels_us));
+  CHECK(paced.time_us == Approx(paced.latency_us + paced.transfer_us + paced.fill_us));
 }
 
 TEST_CASE("the report names NCCL's per-head NVLSTree cap where it sets the transfer") {

@@ -1130,6 +1130,8 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.send_channels_per_peer = 0;
   out.send_channels_us = 0;
   out.fill_us = 0;
+  out.transfer_us = 0;
+  out.tiers_us = 0;
   out.nvlstree_cap_gbps = 0;
   out.nvlstree_cap_us = 0;
   out.p2p_batches = 0;
@@ -1284,6 +1286,11 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
     return;
   }
   out.time_us = best_priced.time_us;
+  // The rest of the time beside the latency and the fill: the tiers'
+  // bytes at the protocol's rate and the size ramp, or at the pace of the
+  // channels or heads that bind.
+  out.tiers_us = tiers.time_us();
+  out.transfer_us = std::max(0.0, out.time_us - out.latency_us - out.fill_us);
   if (layout.groups > 1) {
     if (one_island_us >= 0) {
       out.one_island_us = one_island_us;
@@ -1351,6 +1358,8 @@ void copy_result(const CollectiveCost& from, CollectiveCost& to) {
   to.send_channels_per_peer = from.send_channels_per_peer;
   to.send_channels_us = from.send_channels_us;
   to.fill_us = from.fill_us;
+  to.transfer_us = from.transfer_us;
+  to.tiers_us = from.tiers_us;
   to.nvlstree_cap_gbps = from.nvlstree_cap_gbps;
   to.nvlstree_cap_us = from.nvlstree_cap_us;
   to.p2p_batches = from.p2p_batches;

@@ -134,6 +134,10 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
     j.field("time_us", c.network_channels_us, 3);
     j.end_object();
   }
+  if (c.transfer_us > 0) {
+    j.field("transfer_us", c.transfer_us, 3);
+    j.field("tiers_us", c.tiers_us, 3);
+  }
   if (c.fill_us > 0) j.field("fill_us", c.fill_us, 3);
   if (c.nvlstree_cap_gbps > 0) {
     j.key("nvlstree_cap").begin_object();
@@ -230,6 +234,14 @@ std::string bottleneck_text(const CostModel& model, const CollectiveCost& cost) 
   return fmt::format("{} {}", what, tier_where(model.topology(), model.fabric(), t));
 }
 
+// Why the transfer takes longer than the tiers' bytes at their rates.
+std::string transfer_text(const CollectiveCost& c) {
+  const std::string tiers = fmt::format("the tiers' {} us", fixed(c.tiers_us, 3));
+  if (c.network_channels > 0 || c.send_channels > 0 || c.nvlstree_cap_gbps > 0) return tiers + " at the pace below";
+  if (!(c.tiers_us > 0) || std::abs(c.transfer_us - c.tiers_us) <= c.tiers_us * 5e-4) return "the tiers' time";
+  return fmt::format("{} at {:.0f} % (the protocol's rate and the size ramp)", tiers, 100 * c.tiers_us / c.transfer_us);
+}
+
 // What a choice's pipeline fill is made of (fill_us).
 std::string_view fill_text(Algorithm a) {
   switch (a) {
@@ -282,12 +294,10 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
     fmt::print(out, "  nccl        {} (its tuner's tables choose)\n", release);
   if (c.gpus_per_thread > 1) fmt::print(out, "  threads     {}\n", threads_text(c));
   fmt::print(out, "  time        {} us (latency {} us)\n", fixed(c.time_us, 3), fixed(c.latency_us, 3));
+  if (c.transfer_us > 0) fmt::print(out, "  transfer    {} us: {}\n", fixed(c.transfer_us, 3), transfer_text(c));
   if (c.network_channels > 0)
     fmt::print(out, "  channels    {} channels through each node's NICs at {} GB/s a channel set the transfer: {} us\n",
                c.network_channels, nccl::kHopperNetChannelBw, fixed(c.network_channels_us, 3));
-  if (c.fill_us > 0)
-    fmt::print(out, "  fill        {} us until the pipeline is full ({})\n", fixed(c.fill_us, 3),
-               fill_text(c.algorithm));
   if (c.nvlstree_cap_gbps > 0)
     fmt::print(
         out,
@@ -297,6 +307,9 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
     fmt::print(out, "  channels    {} send channels{} at {} GB/s a channel set the transfer: {} us\n", c.send_channels,
                c.send_channels_per_peer < c.send_channels ? fmt::format(" ({} a peer)", c.send_channels_per_peer) : "",
                nccl::kP2pChannelBw, fixed(c.send_channels_us, 3));
+  if (c.fill_us > 0)
+    fmt::print(out, "  fill        {} us until the pipeline is full ({})\n", fixed(c.fill_us, 3),
+               fill_text(c.algorithm));
   if (c.p2p_batches > 1)
     fmt::print(out, "  sends       {} batches of up to {} peers a channel, one after another: {} us of the latency\n",
                c.p2p_batches, nccl::kP2pPerBatch, fixed(c.p2p_batch_us, 3));

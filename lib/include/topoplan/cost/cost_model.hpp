@@ -130,6 +130,13 @@ struct CollectiveCost {
   /// long the first chunks take through the stages and hops before the
   /// transfer runs at its rate. 0 where there is none.
   double fill_us = 0;
+  /// The time beside latency_us and fill_us: the tiers' transfer
+  /// (`tiers_us`, the slowest tier of each phase) at the protocol's rate
+  /// and the size ramp, or at the channels' or heads' pace where they bind.
+  /// time_us = latency_us + transfer_us + fill_us for a collective priced
+  /// alone (CostModel::collective); 0 where not set.
+  double transfer_us = 0;
+  double tiers_us = 0;
   /// NVLSTree across islands where NCCL's per-channel NVLSTree cap
   /// (perChMaxNVLSTreeBws, taken a head), not a tier, sets the transfer:
   /// the cap a head and the transfer's time at nvls_heads of it. 0 elsewhere.
