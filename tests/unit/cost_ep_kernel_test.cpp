@@ -343,3 +343,17 @@ TEST_CASE("a step's expert-parallel part is priced by the job's kernel, dispatch
   w.ep_message_bytes = 0;
   CHECK_THROWS_AS(model.step(ranks, p, w), InputError);
 }
+
+TEST_CASE("a kernel's time is its latency and its transfer, as NCCL's are") {
+  const Topology t = dgx(2);
+  const CostModel model(t);
+  const auto ranks = first(t, 16);
+  for (const EpKernel kernel : {EpKernel::deepep, EpKernel::deepep_ll, EpKernel::pplx}) {
+    INFO(ep_kernel_name(kernel));
+    const CollectiveCost c =
+        ep_collective(model, {ranks, Collective::alltoall, kBytes}, kernel, EpPhase::dispatch, kToken);
+    CHECK(c.fill_us == 0);
+    CHECK(c.transfer_us > 0);
+    CHECK(c.time_us == Approx(c.latency_us + c.transfer_us));
+  }
+}

@@ -234,6 +234,11 @@ CollectiveCost ep_kernel_cost(EpKernel kernel, EpPhase phase, const CollectiveCo
     // or grows as its busiest tier does; the latency stays.
     if (t.wire_us > 0) cost.time_us = cost.latency_us + (cost.time_us - cost.latency_us) * bound_us / t.wire_us;
     t.wire_us = links_us;
+    // The kernel's transfer: the busiest tier (its forwarders' bound
+    // included) at the wire's ramp; NVLS and trees do not run here.
+    cost.fill_us = 0;
+    cost.tiers_us = bound_us;
+    cost.transfer_us = std::max(0.0, cost.time_us - cost.latency_us);
     cost.algbw_gbps = per_rank / (cost.time_us * 1e3);
     cost.busbw_gbps = cost.algbw_gbps * bus_factor(Collective::alltoall, cost.ranks);
     cost.outside_us = cost.islands > 1 ? std::max(0.0, bound_us - inside_us) : 0.0;
@@ -269,6 +274,10 @@ CollectiveCost ep_kernel_cost(EpKernel kernel, EpPhase phase, const CollectiveCo
   }
   cost.time_us = t.fixed_us + t.per_put_us + t.wire_us;
   cost.latency_us = t.fixed_us + t.per_put_us;
+  // The wire is the transfer: the busiest tier at its rate, no ramp.
+  cost.fill_us = 0;
+  cost.tiers_us = t.wire_us;
+  cost.transfer_us = t.wire_us;
   cost.algbw_gbps = static_cast<double>(bytes) / (cost.time_us * 1e3);
   cost.busbw_gbps = cost.algbw_gbps * bus_factor(Collective::alltoall, cost.ranks);
   cost.bottleneck = t.wire_us > cost.latency_us ? cost.bottleneck : kNone;
