@@ -837,7 +837,9 @@ TEST_CASE("the report names NCCL's per-head NVLSTree cap where it sets the trans
   REQUIRE(c.algorithm == Algorithm::nvlstree);
   CHECK(c.nvls_heads == 8);
   CHECK(c.nvlstree_cap_gbps == Approx(57.7));
-  CHECK(c.time_us == Approx(c.latency_us + c.fill_us + c.nvlstree_cap_us));
+  // busBw held to 8 x 57.7 GB/s: the buffer's 2 (n - 1) / n at that rate.
+  CHECK(c.transfer_us == Approx(us(kGiB * 2.0 * 15 / 16, 8 * c.nvlstree_cap_gbps)));
+  CHECK(c.time_us == Approx(c.latency_us + c.fill_us + c.transfer_us));
   // Four: the channels' pace through the NICs binds before the cap.
   Topology four = preset("dgx-h100:nodes=4");
   CollectiveCost f = CostModel(four).collective({first(four, 32), Collective::allreduce, std::uint64_t{8} << 30});
@@ -853,8 +855,8 @@ TEST_CASE("the report names the send channels where they, not the links, set the
   CollectiveCost send = model.collective({first(t, 8), Collective::sendrecv, std::uint64_t{32} << 20});
   CHECK(send.send_channels == 4);
   CHECK(send.send_channels_per_peer == 4);
-  CHECK(send.send_channels_us == Approx(us(32.0 * 1048576, 4 * nccl::kP2pChannelBw)));
-  CHECK(send.time_us == Approx(send.latency_us + send.send_channels_us));
+  CHECK(send.transfer_us == Approx(us(32.0 * 1048576, 4 * nccl::kP2pChannelBw)));
+  CHECK(send.time_us == Approx(send.latency_us + send.transfer_us));
   // 4 H100s' 256 KiB all-to-all: 64 KiB parts, one channel a peer, 3 in
   // all (62 GB/s), under the links' ramped rate; at 1 GiB the links bind.
   CollectiveCost small = model.collective({first(t, 4), Collective::alltoall, std::uint64_t{256} << 10});

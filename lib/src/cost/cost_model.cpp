@@ -599,8 +599,8 @@ class Pricer {
   // The protocol NCCL gives a send (enqueue.cc addP2pToPlan): LL while a
   // peer's part is at most NCCL_P2P_LL_THRESHOLD (nccl::kP2pLLThreshold)
   // on each of its channels, else Simple; not its tuner's choice, as no
-  // tuner models sends. A channel a send outside one NVLink domain (parts of
-  // at least 64 KiB there). RCCL's rule is the part alone against the same
+  // tuner models sends. Outside one NVLink domain a send is taken to run on
+  // one channel (its parts are at least 64 KiB there). RCCL's rule is the part alone against the same
   // 16 KiB (its enqueue.cc, on gfx942 and gfx950).
   Protocol p2p_protocol(Collective op, std::uint64_t bytes) const {
     const double peer = op == Collective::alltoall ? static_cast<double>(bytes) / l_.n : static_cast<double>(bytes);
@@ -774,8 +774,13 @@ class Pricer {
   // there, while LL and LL128 carry a flag in every word or line, so a hop
   // forwards each line as it arrives and their fill is the per-hop latency
   // the latency term holds.
+  // Whether (a, p) has a pipeline fill (fill_us): Simple's trees, NVLS and
+  // NVLSTree.
+  static bool fills(Algorithm a, Protocol p) {
+    return p == Protocol::simple && (a == Algorithm::tree || a == Algorithm::nvls || a == Algorithm::nvlstree);
+  }
   double fill_us(Algorithm a, Protocol p, Collective op, double s, double alg, bool inside) const {
-    if (!(alg > 0) || p != Protocol::simple) return 0;
+    if (!(alg > 0) || !fills(a, p)) return 0;
     const std::uint32_t groups = inside ? 1 : l_.groups;
     // NVLS's loop fill is its size dependence, off with the ramp.
     if (a == Algorithm::nvls || a == Algorithm::nvlstree) {
@@ -795,7 +800,7 @@ class Pricer {
       const NvlsTreeFill tree = nvlstree_fill(s);
       return std::max(tree.switch_us, nvls_fill_us(op, s, alone_alg, one_domain, alone)) + tree.network_us;
     }
-    if (a != Algorithm::tree) return 0;
+    // A tree's.
     const double chain_hops = nccl::tree_depth(l_.max_group, 1);
     // Every channel the collective runs on has a chunk in flight; a small
     // collective runs on fewer channels, each with a larger share.
@@ -1128,12 +1133,10 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   out.network_channels_us = 0;
   out.send_channels = 0;
   out.send_channels_per_peer = 0;
-  out.send_channels_us = 0;
   out.fill_us = 0;
   out.transfer_us = 0;
   out.tiers_us = 0;
   out.nvlstree_cap_gbps = 0;
-  out.nvlstree_cap_us = 0;
   out.p2p_batches = 0;
   out.p2p_batch_us = 0;
   out.op = query.op;
@@ -1246,10 +1249,7 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
   // channels' pace through the NICs sets the transfer, which: one pricing.
   const int channels = pricer.network_channels(best_algorithm, best_protocol, false);
   const auto sends = best_algorithm == Algorithm::p2p ? pricer.send_channels(query.op, s) : Pricer::SendChannels{};
-  const bool fills =
-      best_protocol == Protocol::simple &&
-      (best_algorithm == Algorithm::tree || best_algorithm == Algorithm::nvls || best_algorithm == Algorithm::nvlstree);
-  if (best_time < 0 || channels > 0 || sends.total > 0 || fills) {
+  if (best_time < 0 || channels > 0 || sends.total > 0 || Pricer::fills(best_algorithm, best_protocol)) {
     const auto parts = pricer.physical_parts(best_algorithm, best_protocol, query.op, s, tiers.time_us(), best_latency,
                                              false, tiers.time_us(true));
     if (best_time < 0) best_time = parts.total();
@@ -1260,13 +1260,9 @@ void price_layout(const Layout& layout, const GraphEntry& graphs, const Collecti
     if (sends.total > 0 && parts.send_channels_bind) {
       out.send_channels = static_cast<std::uint32_t>(sends.total);
       out.send_channels_per_peer = static_cast<std::uint32_t>(sends.per_peer);
-      out.send_channels_us = parts.links_us;
     }
     out.fill_us = parts.fill_us;
-    if (parts.head_cap > 0 && parts.links_us >= parts.channels_us) {
-      out.nvlstree_cap_gbps = parts.head_cap;
-      out.nvlstree_cap_us = parts.links_us;
-    }
+    if (parts.head_cap > 0 && parts.links_us >= parts.channels_us) out.nvlstree_cap_gbps = parts.head_cap;
   }
   Priced best_priced;
   best_priced.time_us = best_time;
@@ -1356,12 +1352,10 @@ void copy_result(const CollectiveCost& from, CollectiveCost& to) {
   to.network_channels_us = from.network_channels_us;
   to.send_channels = from.send_channels;
   to.send_channels_per_peer = from.send_channels_per_peer;
-  to.send_channels_us = from.send_channels_us;
   to.fill_us = from.fill_us;
   to.transfer_us = from.transfer_us;
   to.tiers_us = from.tiers_us;
   to.nvlstree_cap_gbps = from.nvlstree_cap_gbps;
-  to.nvlstree_cap_us = from.nvlstree_cap_us;
   to.p2p_batches = from.p2p_batches;
   to.p2p_batch_us = from.p2p_batch_us;
   to.tier_count = from.tier_count;

@@ -143,7 +143,7 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
     j.key("nvlstree_cap").begin_object();
     j.field("heads", c.nvls_heads);
     j.field("gbps_per_head", c.nvlstree_cap_gbps, 1);
-    j.field("time_us", c.nvlstree_cap_us, 3);
+    j.field("time_us", c.transfer_us, 3);
     j.end_object();
   }
   if (c.send_channels > 0) {
@@ -151,7 +151,7 @@ void write_point_json(JsonWriter& j, const CostModel& model, const CollectiveCos
     j.field("channels", c.send_channels);
     j.field("per_peer", c.send_channels_per_peer);
     j.field("gbps_per_channel", nccl::kP2pChannelBw, 1);
-    j.field("time_us", c.send_channels_us, 3);
+    j.field("time_us", c.transfer_us, 3);
     j.end_object();
   }
   j.key("levels").begin_array();
@@ -302,11 +302,11 @@ void write_cost_text(std::ostream& out, const CostModel& model, const Collective
     fmt::print(
         out,
         "  heads       {} into the network tree at NCCL's NVLSTree cap of {} GB/s a head set the transfer: {} us\n",
-        plural(c.nvls_heads, "head"), fixed(c.nvlstree_cap_gbps, 1), fixed(c.nvlstree_cap_us, 3));
+        plural(c.nvls_heads, "head"), fixed(c.nvlstree_cap_gbps, 1), fixed(c.transfer_us, 3));
   if (c.send_channels > 0)
     fmt::print(out, "  channels    {} send channels{} at {} GB/s a channel set the transfer: {} us\n", c.send_channels,
                c.send_channels_per_peer < c.send_channels ? fmt::format(" ({} a peer)", c.send_channels_per_peer) : "",
-               nccl::kP2pChannelBw, fixed(c.send_channels_us, 3));
+               nccl::kP2pChannelBw, fixed(c.transfer_us, 3));
   if (c.fill_us > 0)
     fmt::print(out, "  fill        {} us until the pipeline is full ({})\n", fixed(c.fill_us, 3),
                fill_text(c.algorithm));

@@ -121,11 +121,10 @@ struct CollectiveCost {
   double network_channels_us = 0;
   /// Where NCCL's send channels inside one NVLink domain, not its links, set
   /// a sendrecv's or all-to-all's transfer (nccl::p2p_send_channels, one CTA
-  /// each at nccl::kP2pChannelBw): the channels a GPU's sends run on, those
-  /// of one peer, and the transfer's time at their pace. 0 elsewhere.
+  /// each at nccl::kP2pChannelBw; transfer_us is their time): the channels a
+  /// GPU's sends run on and those of one peer. 0 elsewhere.
   std::uint32_t send_channels = 0;
   std::uint32_t send_channels_per_peer = 0;
-  double send_channels_us = 0;
   /// The pipeline's fill in time_us (Simple trees, NVLS and NVLSTree): how
   /// long the first chunks take through the stages and hops before the
   /// transfer runs at its rate. 0 where there is none.
@@ -138,10 +137,10 @@ struct CollectiveCost {
   double transfer_us = 0;
   double tiers_us = 0;
   /// NVLSTree across islands where NCCL's per-channel NVLSTree cap
-  /// (perChMaxNVLSTreeBws, taken a head), not a tier, sets the transfer:
-  /// the cap a head and the transfer's time at nvls_heads of it. 0 elsewhere.
+  /// (perChMaxNVLSTreeBws, taken a head), not a tier, sets the transfer
+  /// (transfer_us is its time at nvls_heads of it): the cap a head. 0
+  /// elsewhere.
   double nvlstree_cap_gbps = 0;
-  double nvlstree_cap_us = 0;
   /// An NCCL all-to-all's sends (p2p or hierarchical; not on AMD GPUs): the
   /// work batches of up to 8 peers each channel runs in turn
   /// (nccl::p2p_batches), and the latency those after the first add to
